@@ -1,0 +1,1 @@
+"""MathJury's grading engine: plain Python, no Django. See docs/architecture.md."""

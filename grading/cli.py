@@ -1,0 +1,208 @@
+"""The command line: ``python -m grading grade INPUT -o OUTPUT`` and ``python -m grading cases``.
+
+Exit status 0 when the run finished (rows that could not be read or graded are reported in
+the output, not by the status), 2 for a usage error: an unknown evaluator, an unreadable
+input file or a missing required column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from grading.batch import grade_many
+from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
+from grading.sample_file import MissingColumnError, RowError, SampleRow, read_sample_file
+from grading.sandbox import DEFAULT_TIMEOUT
+from grading.types import GradedSample
+
+USAGE_ERROR = 2
+# The fields of each evaluation written to the output, in this order.
+EVALUATION_FIELDS = ("verdict", "status", "extracted", "extracted_latex", "gold_latex", "ms")
+
+
+class UsageError(Exception):
+    """A problem with the command line or its input file, reported with exit status 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("\ninterrupted; nothing written", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m grading", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    grade = commands.add_parser(
+        "grade",
+        help="grade a CSV or JSONL file of model outputs into a JSONL file",
+        description="Grade every row of INPUT (CSV or JSONL, by extension) and write one JSON "
+        "object per row to OUTPUT, in input order, with the input fields carried through.",
+    )
+    grade.add_argument("input", type=Path, metavar="INPUT")
+    grade.add_argument("-o", "--output", type=Path, required=True, metavar="OUTPUT")
+    _add_evaluators_option(grade)
+    grade.add_argument(
+        "--workers", type=_positive_int, default=None, help="child processes (default: all cores)"
+    )
+    grade.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wall-clock limit per row (default {DEFAULT_TIMEOUT:g})",
+    )
+    grade.set_defaults(handler=_grade_command)
+
+    cases = commands.add_parser(
+        "cases",
+        help="run conformance cases and report where the engine disagrees",
+        description="Grade conformance cases (JSONL, see the cases README) and report the "
+        "ones whose verdict or extraction differs from what they expect.",
+    )
+    cases.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    _add_evaluators_option(cases)
+    cases.set_defaults(handler=_cases_command)
+    return parser
+
+
+def _add_evaluators_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--evaluators",
+        type=_evaluator_names,
+        default=DEFAULT_EVALUATORS,
+        metavar="a,b,...",
+        help=f"evaluators to run (default all: {','.join(AVAILABLE)})",
+    )
+
+
+def _evaluator_names(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    unknown = [name for name in names if name not in AVAILABLE]
+    if unknown or not names:
+        # Raised as a usage error (exit 2) by argparse, with this message.
+        raise argparse.ArgumentTypeError(
+            f"unknown evaluator(s) {', '.join(unknown) or '(none given)'}; "
+            f"available: {', '.join(AVAILABLE)}"
+        )
+    return names
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _grade_command(args: argparse.Namespace) -> int:
+    try:
+        rows = read_sample_file(args.input)
+    except (OSError, ValueError) as exc:  # MissingColumnError is a ValueError
+        message = str(exc) if isinstance(exc, MissingColumnError) else _oserror(exc)
+        raise UsageError(message) from exc
+    readable = [row for row in rows if isinstance(row, SampleRow)]
+    progress = _ProgressLine(sys.stderr) if sys.stderr.isatty() else None
+    graded = grade_many(
+        [row.sample for row in readable],
+        evaluators=args.evaluators,
+        workers=args.workers,
+        timeout=args.timeout,
+        progress=progress,
+    )
+    if progress is not None:
+        progress.finish()
+    results = iter(graded)
+    records = [
+        {"line": row.line, "error": row.error}
+        if isinstance(row, RowError)
+        else _output_record(row, next(results))
+        for row in rows
+    ]
+    _write_jsonl_atomically(args.output, records)
+    unreadable = len(rows) - len(readable)
+    to_review = sum(result.needs_review for result in graded)
+    print(
+        f"graded {len(readable)} rows ({to_review} need review, {unreadable} unreadable) "
+        f"into {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _cases_command(args: argparse.Namespace) -> int:
+    from grading import cases  # the conformance runner; only this command needs it
+
+    return cases.main(args.files, args.evaluators)
+
+
+def _output_record(row: SampleRow, graded: GradedSample) -> dict:
+    record = dict(row.fields)
+    record.update(
+        auto_verdict=str(graded.auto_verdict),
+        needs_review=graded.needs_review,
+        review_reasons=[reason.to_dict() for reason in graded.review_reasons],
+        answer_type=str(graded.answer_type),
+        evaluations={
+            evaluation.evaluator: {
+                name: value
+                for name, value in evaluation.to_dict().items()
+                if name in EVALUATION_FIELDS
+            }
+            for evaluation in graded.evaluations
+        },
+    )
+    return record
+
+
+def _write_jsonl_atomically(path: Path, records: list[dict]) -> None:
+    """Write next to ``path`` and rename, so a failed run never leaves half a file."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="\n") as file:
+            for record in records:
+                file.write(json.dumps(record, ensure_ascii=True, allow_nan=False) + "\n")
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise UsageError(_oserror(exc)) from exc
+
+
+def _oserror(exc: OSError | ValueError) -> str:
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
+class _ProgressLine:
+    """``graded 120/800 rows (15%)`` rewritten in place on a terminal, at most 10 times a second."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.shown_at = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.shown_at < 0.1:
+            return
+        self.shown_at = now
+        self.stream.write(f"\rgraded {done}/{total} rows ({done * 100 // max(total, 1)}%)")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()

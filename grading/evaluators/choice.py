@@ -1,0 +1,133 @@
+"""Yes/no, true/false and multiple-choice letters, graded as MSQA grades them: by the word the
+output commits to, case-insensitively.
+
+The committed answer is the one after an explicit marker ("the answer is B", "Answer: (B)",
+``\\boxed{B}``), else the answer word the output opens with, else (yes/no) its first answer
+word or (letters) its last stand-alone option letter. An output that offers both ("yes or no",
+"A or B") or says "it depends" commits to nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from grading.evaluators.extraction import MAX_OUTPUT_CHARS, output_tail
+from grading.types import Evaluation, Status, Verdict
+
+# Long golds are not choice answers; looking at a prefix keeps this cheap on any input.
+_GOLD_PREFIX_CHARS = 300
+_YES_NO_WORD = r"(?:yes|no|true|false)"
+_SAME_MEANING = {"yes": "yes", "true": "yes", "no": "no", "false": "no"}
+
+_GOLD_YES_NO = re.compile(rf"^\W*({_YES_NO_WORD})\W*$", re.IGNORECASE)
+_GOLD_LETTER = re.compile(
+    r"^\s*(?:\\text\{)?\s*\(?([A-E])\)?\s*\}?\s*(?:$|[.:)]|\s+[A-Za-z])"
+    r"|(?i:answer\s+is)\W*\(?([A-E])\)?(?![A-Za-z])"
+)
+
+_YES_NO_MARKER = re.compile(
+    rf"\\boxed\{{\s*(?:\\text(?:bf)?\{{)?\s*({_YES_NO_WORD})\b"
+    rf"|(?:answer|réponse|respuesta|antwort)\W{{0,3}}(?:is\W+|est\W+|es\W+|ist\W+)?\**({_YES_NO_WORD})\b",
+    re.IGNORECASE,
+)
+_YES_NO_WORDS = re.compile(rf"\b({_YES_NO_WORD})\b", re.IGNORECASE)
+_YES_NO_HEDGE = re.compile(
+    rf"\b{_YES_NO_WORD}\s*(?:or|/)\s*{_YES_NO_WORD}\b|\bit depends\b", re.IGNORECASE
+)
+
+_LETTER_MARKER = re.compile(
+    r"\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-E])\)?"
+    r"|(?i:answer|réponse|respuesta|antwort)\W{0,3}(?:[^\W\d_]+\W+){0,3}?\**\(?([A-E])\)?(?![A-Za-z'’])"
+    r"|答案\s*(?:是|为|:|：)?\s*\(?([A-E])"
+)
+# "D. because", "(B) Alina", "B。", "B不是": a letter the output opens with, not the article "A".
+_LEADING_LETTER = re.compile(
+    r"^\W*?\**\(?([A-E])\)?\**(?:[.:)\]。，,]|\s*$|(?=[^\x00-\x7f])|\s+(?![a-z]))"
+)
+_LETTER_HEDGE = re.compile(r"(?<![A-Za-z])[A-E]\s+or\s+[A-E](?![A-Za-z])|\bit depends\b", re.I)
+_STANDALONE_LETTER = re.compile(r"(?<![A-Za-z'’])\(?([A-E])\)?(?![A-Za-z'’])(?!\s+[a-z])")
+
+
+def gold_choice(gold: str) -> tuple[str, str] | None:
+    """("yes_no", "yes"|"no") or ("letter", "A".."E") when the gold is a choice answer."""
+    text = gold[:_GOLD_PREFIX_CHARS].strip()
+    text = re.sub(r"^\$+|\$+$|^\\boxed\{(.*)\}$", r"\1", text).strip()
+    yes_no = _GOLD_YES_NO.match(re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", text))
+    if yes_no:
+        return "yes_no", _SAME_MEANING[yes_no.group(1).lower()]
+    letter = _GOLD_LETTER.search(text)
+    if letter:
+        return "letter", letter.group(1) or letter.group(2)
+    return None
+
+
+def committed_answer(kind: str, output: str) -> tuple[str | None, str]:
+    """The answer ``output`` commits to for a question of ``kind``, and why not when None."""
+    if kind == "yes_no":
+        marked = _last(_YES_NO_MARKER, output)
+        if marked:
+            return _SAME_MEANING[marked.lower()], ""
+        if _YES_NO_HEDGE.search(output):
+            return None, "the output does not commit to one answer"
+        first = _YES_NO_WORDS.search(output)
+        if first:
+            return _SAME_MEANING[first.group(1).lower()], ""
+        return None, "no yes/no answer found"
+    marked = _last(_LETTER_MARKER, output)
+    if marked:
+        return marked, ""
+    leading = _LEADING_LETTER.match(output)
+    if leading:
+        return leading.group(1), ""
+    if _LETTER_HEDGE.search(output):
+        return None, "the output does not commit to one option"
+    last = _last(_STANDALONE_LETTER, output)
+    if last:
+        return last, ""
+    return None, "no option letter found"
+
+
+def _last(pattern: re.Pattern, text: str) -> str | None:
+    found = None
+    for match in pattern.finditer(text):
+        found = next((g for g in match.groups() if g), found)
+    return found
+
+
+class ChoiceMatch:
+    """The committed yes/no/true/false or option letter against the gold's."""
+
+    name = "choice"
+    version = "1"
+
+    def __init__(self, *, max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
+        self.max_output_chars = max_output_chars
+
+    def evaluate(self, gold: str, output: str) -> Evaluation:
+        started = time.perf_counter()
+        fields = self._evaluate(gold, output)
+        return Evaluation(
+            evaluator=self.name,
+            version=self.version,
+            ms=(time.perf_counter() - started) * 1000,
+            **fields,
+        )
+
+    def _evaluate(self, gold: str, output: str) -> dict:
+        choice = gold_choice(gold)
+        if choice is None:
+            return {"status": Status.NO_ANSWER, "detail": "not a choice question"}
+        kind, expected = choice
+        text, _ = output_tail(output, self.max_output_chars)
+        answer, why_not = committed_answer(kind, text)
+        if answer is None:
+            return {"status": Status.NO_ANSWER, "gold_latex": expected, "detail": why_not}
+        verdict = Verdict.CORRECT if answer == expected else Verdict.INCORRECT
+        return {
+            "status": Status.OK,
+            "verdict": verdict,
+            "extracted": answer,
+            "extracted_latex": answer,
+            "gold_latex": expected,
+        }

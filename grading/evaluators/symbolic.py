@@ -1,0 +1,194 @@
+"""Math-verify's parse and verify behind process-wide caches, shared by every evaluator.
+
+Evaluators run in long-lived processes that see each gold many times and the same short
+answers again and again, so the LaTeX -> SymPy conversion of a string and the comparison of
+two parsed values are each done once per process. Math-verify's own ``signal.alarm`` time-outs
+are off: they turn a time-out into a silent "incorrect" and fail off the main thread; the
+sandbox bounds time instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy
+from math_verify import ExprExtractionConfig, LatexExtractionConfig, verify
+from math_verify.parser import ExtractionTarget, extract_target_from_pred, get_extraction_regexes
+
+from grading.evaluators.extraction import has_math_delimiter
+
+# Math-verify warns once per process that its time-out is off; that is our design.
+logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+DEFAULT_TARGETS: tuple[ExtractionTarget, ...] = (LatexExtractionConfig(), ExprExtractionConfig())
+# Whole outputs are rarely repeated; caching them would only evict the answers that are.
+CACHEABLE_CHARS = 2_000
+# Values closer than this (relative) count as the same number, not a rounding coincidence.
+ROUNDING_RELATIVE_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What math-verify extracted from one text: SymPy values and the matched strings."""
+
+    values: tuple  # SymPy objects, best first
+    strings: tuple[str, ...]  # the matched text, normalised by math-verify
+
+    @property
+    def empty(self) -> bool:
+        return not self.values and not self.strings
+
+    @property
+    def matched(self) -> str:
+        return self.strings[0] if self.strings else ""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    correct: bool
+    string_only: bool = False  # correct only because the two strings are equal
+    gold_value: object = None  # the SymPy pair that matched, for the signals
+    pred_value: object = None
+
+
+@lru_cache(maxsize=64)
+def _extraction_regexes(targets: tuple[ExtractionTarget, ...]) -> list:
+    # math-verify keeps only the last config's regexes (lru_cache(maxsize=1)), so evaluators
+    # with different configs would rebuild them on every call; keep them all.
+    return get_extraction_regexes(targets)
+
+
+def _parse(text: str, targets: tuple[ExtractionTarget, ...], extraction_mode: str) -> Parsed:
+    """math_verify.parse without its alarm-based time-out, with the regexes kept per config."""
+    try:
+        found = extract_target_from_pred(
+            text,
+            _extraction_regexes(targets),
+            fallback_mode="first_match",
+            extraction_mode=extraction_mode,
+        )
+    except MemoryError:  # the sandbox reports it; "nothing extracted" would read as no answer
+        raise
+    except Exception:  # parse() reads a failure as "nothing extracted"; so do we
+        found = []
+    values = tuple(v for v in found if not isinstance(v, str))
+    strings = tuple(v for v in found if isinstance(v, str))
+    return Parsed(values=values, strings=strings)
+
+
+_parse_cached = lru_cache(maxsize=8192)(_parse)
+
+
+def parse_text(
+    text: str,
+    targets: Sequence[ExtractionTarget] = DEFAULT_TARGETS,
+    extraction_mode: str = "any_match",
+) -> Parsed:
+    """Extract and parse ``text`` with math-verify; short texts are cached per process."""
+    targets = tuple(targets)
+    if len(text) <= CACHEABLE_CHARS:
+        return _parse_cached(text, targets, extraction_mode)
+    return _parse(text, targets, extraction_mode)
+
+
+def parse_answer(text: str, targets: Sequence[ExtractionTarget] = DEFAULT_TARGETS) -> Parsed:
+    """Parse a bare answer (a gold, or an extracted answer): bare LaTeX is read as LaTeX."""
+    text = text.strip()
+    if text and not has_math_delimiter(text):
+        text = f"${text}$"
+    return parse_text(text, targets)
+
+
+@lru_cache(maxsize=16384)
+def _verify_pair(gold: object, pred: object, options: tuple) -> bool:
+    float_rounding, numeric_precision, strict, allow_set_relation_comp = options
+    return verify(
+        gold,
+        pred,
+        float_rounding=float_rounding,
+        numeric_precision=numeric_precision,
+        strict=strict,
+        allow_set_relation_comp=allow_set_relation_comp,
+        timeout_seconds=None,
+    )
+
+
+def verify_pair(gold: object, pred: object, options: tuple) -> bool:
+    """Math-verify's verdict on one gold value and one prediction value, cached when hashable."""
+    try:
+        hash((gold, pred))
+    except TypeError:  # mutable matrices
+        return _verify_pair.__wrapped__(gold, pred, options)
+    return _verify_pair(gold, pred, options)
+
+
+def compare(
+    gold: Parsed,
+    pred: Parsed,
+    *,
+    float_rounding: int = 6,
+    numeric_precision: int = 15,
+    strict: bool = True,
+    allow_set_relation_comp: bool = False,
+) -> Comparison:
+    """Math-verify's verify over all pairs, telling apart a SymPy match from a string match.
+
+    Same verdict as ``verify(gold_list, pred_list)``: that function also tries every pair and
+    never matches a SymPy value with a string.
+    """
+    options = (float_rounding, numeric_precision, strict, allow_set_relation_comp)
+    for gold_value in gold.values:
+        for pred_value in pred.values:
+            if verify_pair(gold_value, pred_value, options):
+                return Comparison(True, gold_value=gold_value, pred_value=pred_value)
+    for gold_string in gold.strings:
+        for pred_string in pred.strings:
+            if verify_pair(gold_string, pred_string, options):
+                return Comparison(True, string_only=True)
+    return Comparison(False)
+
+
+def equal_only_after_rounding(gold_value: object, pred_value: object) -> bool:
+    """Whether two numbers that verify accepted are in fact far apart (relative to their size).
+
+    Catches verify's ``evalf(chop=True)`` and ``round`` accepting 1/2004! for 1/2006!, or
+    0.0000014 for 0.000001.
+    """
+    if not isinstance(gold_value, sympy.Expr) or not isinstance(pred_value, sympy.Expr):
+        return False
+    if gold_value == pred_value or not (gold_value.is_number and pred_value.is_number):
+        return False
+    try:
+        gold_number = sympy.N(gold_value, 30)
+        pred_number = sympy.N(pred_value, 30)
+        size = sympy.Max(abs(gold_number), abs(pred_number))
+        return bool(
+            size > 0 and abs(gold_number - pred_number) > ROUNDING_RELATIVE_TOLERANCE * size
+        )
+    except (TypeError, ValueError, ArithmeticError):  # not comparable as real magnitudes
+        return False
+
+
+def to_latex(value: object, fallback: str) -> str:
+    """LaTeX of a SymPy value for display; ``fallback`` when SymPy cannot print it.
+
+    ``str`` of an integer over 4300 digits raises ValueError, so huge answers keep the
+    original text.
+    """
+    if value is None:
+        return fallback
+    try:
+        return _latex_cached(value, fallback)
+    except TypeError:  # unhashable (mutable matrix)
+        return _latex_cached.__wrapped__(value, fallback)
+
+
+@lru_cache(maxsize=8192)
+def _latex_cached(value: object, fallback: str) -> str:
+    try:
+        return sympy.latex(value)
+    except Exception:  # printing must never cost the row
+        return fallback

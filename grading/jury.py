@@ -1,0 +1,123 @@
+"""The jury: turns the evaluators' results and the detectors' findings into one decision.
+
+``decide`` is pure and cheap (no SymPy, no regular expressions), because the sandbox parent
+also calls it for rows whose child timed out or died, with the missing evaluations marked
+TIMEOUT or ERROR. The policy and its knobs are documented for users in docs/grading.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grading import reasons
+from grading.types import (
+    CHOICE_ANSWER_TYPES,
+    AnswerType,
+    Evaluation,
+    GradedSample,
+    Status,
+    Verdict,
+)
+
+# The reason a primary (or any applicable) evaluator gives by ending without a verdict.
+STATUS_REASONS: dict[Status, str] = {
+    Status.NO_ANSWER: "no_answer",
+    Status.PARSE_ERROR: "parse_error",
+    Status.TIMEOUT: "timeout",
+    Status.ERROR: "evaluator_error",
+}
+
+
+@dataclass(frozen=True)
+class JuryPolicy:
+    """Which evaluators decide, which are consulted, and which reasons send a row to a human.
+
+    A panel lists the evaluators that apply to an answer-type group, the primary first; an
+    evaluator outside the panel is still run and shown but never affects the decision.
+    """
+
+    math_panel: tuple[str, ...] = ("math_verify", "math_verify_strict", "flex", "strict", "exact")
+    choice_panel: tuple[str, ...] = ("choice",)
+    # Evaluators whose "incorrect" alone does not flag a row: string matching is too literal
+    # for mathematics (``\frac12`` against ``0.5``), Xwin's strict mode demands a boxed answer,
+    # and Xwin's flex mode misreads lists and decimal commas. Their verdicts are still stored.
+    quiet_evaluators: frozenset[str] = frozenset({"exact", "strict", "flex"})
+    # A quiet evaluator that says "correct" while the decision is "incorrect" still flags:
+    # a literal or strictly-formatted match is strong evidence that the answer is right.
+    quiet_correct_flags: bool = True
+    # Reasons that set needs_review. Other reasons are still listed, as information.
+    flagging_reasons: frozenset[str] = frozenset(reasons.MESSAGES)
+
+    def panel(self, answer_type: AnswerType) -> tuple[str, ...]:
+        """The evaluators that apply to ``answer_type``, primary first."""
+        return self.choice_panel if answer_type in CHOICE_ANSWER_TYPES else self.math_panel
+
+
+DEFAULT_POLICY = JuryPolicy()
+
+
+def decide(
+    answer_type: AnswerType,
+    evaluations: tuple[Evaluation, ...],
+    findings: tuple[str, ...],
+    policy: JuryPolicy = DEFAULT_POLICY,
+) -> GradedSample:
+    """Combine evaluations and detector findings into a verdict and the reasons to review it."""
+    by_name = {e.evaluator: e for e in evaluations}
+    applicable = [by_name[name] for name in policy.panel(answer_type) if name in by_name]
+    if not applicable:  # none of the panel was run: every evaluation run applies, in order
+        applicable = list(evaluations)
+    primary = applicable[0] if applicable else None
+
+    codes: list[str] = []
+    if primary is None:
+        codes.append("no_answer")
+        verdict = Verdict.INCORRECT
+    elif primary.status is Status.OK and primary.verdict is not None:
+        verdict = primary.verdict
+    else:
+        codes.append(STATUS_REASONS.get(primary.status, "evaluator_error"))
+        # The next applicable evaluator with a verdict stands in; with none, an answer that
+        # could not be graded is not credited. The row is flagged either way.
+        verdict = next(
+            (e.verdict for e in applicable if e.status is Status.OK and e.verdict is not None),
+            Verdict.INCORRECT,
+        )
+
+    consulted = [e for e in applicable if e.evaluator not in policy.quiet_evaluators]
+    for evaluation in consulted:
+        if evaluation is not primary and evaluation.status in (Status.TIMEOUT, Status.ERROR):
+            codes.append(STATUS_REASONS[evaluation.status])
+    if _disagree(applicable, consulted, verdict, policy):
+        codes.append("evaluators_disagree")
+    for evaluation in applicable:
+        codes.extend(evaluation.signals)
+    codes.extend(findings)
+
+    unique_codes = tuple(dict.fromkeys(codes))
+    return GradedSample(
+        answer_type=answer_type,
+        auto_verdict=verdict,
+        needs_review=any(code in policy.flagging_reasons for code in unique_codes),
+        review_reasons=tuple(reasons.reason(code) for code in unique_codes),
+        evaluations=tuple(evaluations),
+        primary_evaluator=primary.evaluator if primary else "",
+    )
+
+
+def _disagree(
+    applicable: list[Evaluation],
+    consulted: list[Evaluation],
+    verdict: Verdict,
+    policy: JuryPolicy,
+) -> bool:
+    verdicts = {e.verdict for e in consulted if e.status is Status.OK}
+    if len(verdicts) > 1:
+        return True
+    if policy.quiet_correct_flags and verdict is Verdict.INCORRECT:
+        return any(
+            e.status is Status.OK and e.verdict is Verdict.CORRECT
+            for e in applicable
+            if e.evaluator in policy.quiet_evaluators
+        )
+    return False

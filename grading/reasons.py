@@ -1,0 +1,31 @@
+"""The review reasons the jury can give, each with the sentence a reviewer reads."""
+
+from grading.types import ReviewReason
+
+MESSAGES: dict[str, str] = {
+    "evaluators_disagree": "The evaluators that apply to this answer type reached different verdicts.",
+    "no_answer": "No final answer could be found in the output.",
+    "parse_error": "An answer was extracted but it could not be parsed as mathematics.",
+    "timeout": "Grading ran past its time limit; the verdict is unknown, not wrong.",
+    "evaluator_error": "An evaluator crashed or ran out of memory on this row.",
+    "multiple_answers": "The output gives more than one different final answer.",
+    "options_listed": "The output lists several options instead of committing to one answer.",
+    "truncated": "The output looks cut off before it finished.",
+    "hedged": "The output hedges between several answers.",
+    "string_fallback": "The match rests only on math-verify's string fallback, not on parsed mathematics.",
+    "rounding_match": "The numbers are equal only after rounding away a difference in magnitude.",
+    "partial_match": "The prediction matches only part of a multi-part gold answer.",
+    "extraction_mismatch": "The answer the evaluator extracted is not the final answer the output states.",
+    "unit_mismatch": "The answer equals the gold only after a change of unit or scale (percent, grams and kilograms, degrees and radians).",
+    "approximate_answer": "The answer is a decimal approximation of an exact gold; the problem may have asked for an exact form.",
+    "near_miss": "The answer is within 1% of the gold without equalling it; the precision asked for decides it.",
+    "number_format": "A number in the answer can be read two ways (12.500 as twelve and a half or as twelve thousand five hundred).",
+    "text_answer": "The gold is in words, which the evaluators can only match literally.",
+    "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, and simplifying may have been the task.",
+    "mixed_number": "The answer is written as a mixed number (4 4/9), which parsers can misread.",
+}
+
+
+def reason(code: str) -> ReviewReason:
+    """The ReviewReason for ``code``; unknown codes are a programming error."""
+    return ReviewReason(code=code, message=MESSAGES[code])

@@ -1,0 +1,128 @@
+"""Plain values that go in and out of the grading engine.
+
+Everything here is frozen and JSON-friendly (see ``to_dict``), because results cross a
+process boundary (the sandbox) and are stored by callers that know nothing of SymPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+
+
+class Status(StrEnum):
+    """How an evaluation ended. Only ``OK`` carries a verdict."""
+
+    OK = "ok"
+    NO_ANSWER = "no_answer"  # nothing to extract from the output
+    PARSE_ERROR = "parse_error"  # something was extracted but it does not parse
+    TIMEOUT = "timeout"  # the row ran past its wall-clock limit: never "incorrect"
+    ERROR = "error"  # the evaluator crashed or ran out of memory
+
+
+class AnswerType(StrEnum):
+    INTEGER = "integer"
+    DECIMAL = "decimal"
+    FRACTION = "fraction"
+    EXPRESSION = "expression"
+    INTERVAL_OR_SET = "interval_or_set"
+    TUPLE = "tuple"
+    MATRIX = "matrix"
+    EQUATION = "equation"
+    TEXT = "text"
+    LETTER = "letter"
+    YES_NO = "yes_no"
+
+
+CHOICE_ANSWER_TYPES = frozenset({AnswerType.LETTER, AnswerType.YES_NO})
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One model output to grade against its gold answer."""
+
+    gold: str
+    output: str
+    finish_reason: str = ""  # "length" means the generation was cut off
+    problem: str = ""  # read by detectors for what the question demands ("exact value")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What one evaluator concluded about one sample."""
+
+    evaluator: str
+    version: str
+    status: Status
+    verdict: Verdict | None = None  # set exactly when status is OK
+    extracted: str = ""  # the prediction as the evaluator understood it
+    extracted_latex: str = ""
+    gold_latex: str = ""
+    ms: float = 0.0
+    # Doubt signals only this evaluator can see (codes from grading.reasons), e.g. a match
+    # reached only through math-verify's string fallback.
+    signals: tuple[str, ...] = ()
+    detail: str = ""  # why it failed, for a human
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["status"] = str(self.status)
+        data["verdict"] = str(self.verdict) if self.verdict else None
+        data["signals"] = list(self.signals)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Evaluation:
+        return cls(
+            evaluator=data["evaluator"],
+            version=data["version"],
+            status=Status(data["status"]),
+            verdict=Verdict(data["verdict"]) if data.get("verdict") else None,
+            extracted=data.get("extracted", ""),
+            extracted_latex=data.get("extracted_latex", ""),
+            gold_latex=data.get("gold_latex", ""),
+            ms=data.get("ms", 0.0),
+            signals=tuple(data.get("signals", ())),
+            detail=data.get("detail", ""),
+        )
+
+
+@dataclass(frozen=True)
+class ReviewReason:
+    """Why a row goes to a human: a stable code and a sentence a reviewer understands."""
+
+    code: str
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class GradedSample:
+    """The jury's result for one sample."""
+
+    answer_type: AnswerType
+    auto_verdict: Verdict
+    needs_review: bool
+    review_reasons: tuple[ReviewReason, ...]
+    evaluations: tuple[Evaluation, ...] = field(default_factory=tuple)
+    primary_evaluator: str = ""
+
+    def evaluation(self, name: str) -> Evaluation | None:
+        return next((e for e in self.evaluations if e.evaluator == name), None)
+
+    def to_dict(self) -> dict:
+        return {
+            "auto_verdict": str(self.auto_verdict),
+            "needs_review": self.needs_review,
+            "review_reasons": [r.to_dict() for r in self.review_reasons],
+            "answer_type": str(self.answer_type),
+            "primary_evaluator": self.primary_evaluator,
+            "evaluations": {e.evaluator: e.to_dict() for e in self.evaluations},
+        }

@@ -1,0 +1,153 @@
+"""Forms for the reviewer pages: they parse and validate input; services do the writing."""
+
+from __future__ import annotations
+
+from django import forms
+
+from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
+from grading.evaluators import DEFAULT_EVALUATORS
+from grading.types import AnswerType
+from reviewer.models import ReviewVerdict
+
+DELIMITER_CHOICES = [
+    ("", "Detect automatically"),
+    (",", "Comma ,"),
+    (";", "Semicolon ;"),
+    ("\t", "Tab"),
+    ("|", "Pipe |"),
+]
+
+# Canonical fields of an upload, in the order the mapping step shows them.
+REQUIRED_FIELDS = ("gold", "output")
+OPTIONAL_FIELDS = ("problem", "id", "model", "subject", "sample_index", "finish_reason")
+FIELD_LABELS = {
+    "gold": "Gold answer",
+    "output": "Model output",
+    "problem": "Problem",
+    "id": "Problem id",
+    "model": "Model",
+    "subject": "Subject",
+    "sample_index": "Sample index",
+    "finish_reason": "Finish reason",
+}
+
+EVALUATOR_CHOICES = [(name, name) for name in AVAILABLE_EVALUATORS]
+
+
+class UploadForm(forms.Form):
+    """Step one of an upload: the file and where it belongs."""
+
+    project = forms.CharField(max_length=200, help_text="An existing project or a new name.")
+    file = forms.FileField(help_text="CSV or JSONL, one model output per row.")
+    delimiter = forms.ChoiceField(choices=DELIMITER_CHOICES, required=False)
+
+
+class MappingForm(forms.Form):
+    """Step two: which column holds which field, and the run's name and evaluators.
+
+    Built from a preview: the column choices are the file's header, the initial values are the
+    guessed mapping, and every field whose guess is ambiguous gets a box the user must tick.
+    """
+
+    token = forms.CharField(widget=forms.HiddenInput)
+    project = forms.CharField(max_length=200, widget=forms.HiddenInput)
+    delimiter = forms.ChoiceField(choices=DELIMITER_CHOICES, required=False)
+    name = forms.CharField(max_length=200, label="Run name")
+    model_name = forms.CharField(max_length=200, required=False, label="Model")
+    dataset = forms.CharField(max_length=200, required=False)
+    evaluators = forms.MultipleChoiceField(
+        choices=EVALUATOR_CHOICES,
+        initial=list(DEFAULT_EVALUATORS),
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    def __init__(self, *args, columns: list[str], needs_confirmation: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.needs_confirmation = list(needs_confirmation)
+        column_choices = [(c, c) for c in columns]
+        for field in REQUIRED_FIELDS:
+            self.fields[f"map_{field}"] = forms.ChoiceField(
+                choices=[("", "— choose a column —"), *column_choices],
+                label=FIELD_LABELS[field],
+            )
+        for field in OPTIONAL_FIELDS:
+            self.fields[f"map_{field}"] = forms.ChoiceField(
+                choices=[("", "— none —"), *column_choices],
+                label=FIELD_LABELS[field],
+                required=False,
+            )
+        for field in self.needs_confirmation:
+            self.fields[f"confirm_{field}"] = forms.BooleanField(
+                label=f"Yes, this column is the {FIELD_LABELS.get(field, field).lower()}",
+                error_messages={
+                    "required": "This column name is ambiguous: confirm it or choose another."
+                },
+            )
+
+    def mapping_fields(self):
+        """(bound field, its confirmation box or None) for each canonical field, in order."""
+        for field in (*REQUIRED_FIELDS, *OPTIONAL_FIELDS):
+            confirm = f"confirm_{field}"
+            yield self[f"map_{field}"], (self[confirm] if confirm in self.fields else None)
+
+    def clean(self):
+        cleaned = super().clean()
+        used: dict[str, str] = {}
+        for field in (*REQUIRED_FIELDS, *OPTIONAL_FIELDS):
+            column = cleaned.get(f"map_{field}")
+            if not column:
+                continue
+            if column in used:
+                self.add_error(
+                    f"map_{field}",
+                    f"Column {column!r} is already mapped to {FIELD_LABELS[used[column]].lower()}.",
+                )
+            used[column] = field
+        return cleaned
+
+    def mapping(self) -> dict[str, str]:
+        """Canonical field -> column, only for the fields the user mapped."""
+        return {
+            field: self.cleaned_data[f"map_{field}"]
+            for field in (*REQUIRED_FIELDS, *OPTIONAL_FIELDS)
+            if self.cleaned_data.get(f"map_{field}")
+        }
+
+
+class RegradeForm(forms.Form):
+    evaluators = forms.MultipleChoiceField(
+        choices=EVALUATOR_CHOICES, widget=forms.CheckboxSelectMultiple
+    )
+
+
+class ReviewForm(forms.Form):
+    verdict = forms.ChoiceField(choices=ReviewVerdict.choices)
+    note = forms.CharField(required=False, max_length=5000, widget=forms.Textarea)
+    expected_version = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+
+
+YES_NO_ANY = [("", "any"), ("yes", "yes"), ("no", "no")]
+
+
+class ItemFilterForm(forms.Form):
+    """The run table's filters, read from the query string."""
+
+    needs_review = forms.ChoiceField(choices=YES_NO_ANY, required=False, label="Needs review")
+    disagree = forms.ChoiceField(choices=YES_NO_ANY, required=False, label="Evaluators disagree")
+    verdict = forms.ChoiceField(
+        choices=[("", "any"), *ReviewVerdict.choices, ("none", "none yet")],
+        required=False,
+        label="Final verdict",
+    )
+    answer_type = forms.ChoiceField(
+        choices=[("", "any"), *((t.value, t.value.replace("_", " ")) for t in AnswerType)],
+        required=False,
+        label="Answer type",
+    )
+    reviewed = forms.ChoiceField(choices=YES_NO_ANY, required=False, label="Reviewed")
+    q = forms.CharField(required=False, max_length=200, label="Search")
+    order = forms.ChoiceField(
+        choices=[("flagged", "flagged first"), ("row", "row number")],
+        required=False,
+        label="Order",
+    )

@@ -1,0 +1,171 @@
+"""The reviewer's data: projects own runs, runs own items, items own evaluations and reviews."""
+
+from django.conf import settings
+from django.db import models
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Run(models.Model):
+    """One uploaded file of model outputs, graded as a unit."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        GRADING = "grading"
+        DONE = "done"
+        FAILED = "failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=200)
+    model_name = models.CharField(max_length=200, blank=True)
+    dataset = models.CharField(max_length=200, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source_filename = models.CharField(max_length=255)
+    source_sha256 = models.CharField(max_length=64)
+    # canonical field name (gold, output, problem, id, ...) -> column name in the file
+    column_mapping = models.JSONField(default=dict)
+    evaluators = models.JSONField(default=list)
+    status = models.CharField(max_length=16, choices=Status, default=Status.QUEUED)
+    # Bumped by every re-grade, so a late task from an earlier grading writes nothing.
+    grading_generation = models.PositiveIntegerField(default=1)
+    total_rows = models.PositiveIntegerField(default=0)
+    error_message = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # When the current generation was enqueued: with no graded row since, a worker is missing.
+    grading_queued_at = models.DateTimeField(null=True, blank=True)
+    grading_started_at = models.DateTimeField(null=True, blank=True)
+    grading_finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "source_sha256"], name="run_unique_source_per_project"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Verdict(models.TextChoices):
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+
+
+class ReviewVerdict(models.TextChoices):
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+    GOLD_WRONG = "gold_wrong", "gold is wrong"
+    UNCLEAR = "unclear"
+
+
+class Item(models.Model):
+    """One row of a run: a model output, its gold answer, and what was decided about it."""
+
+    class GradeState(models.TextChoices):
+        PENDING = "pending"
+        GRADED = "graded"
+        QUARANTINED = "quarantined"  # crashed its worker too often; shown as an error row
+
+    class FinalSource(models.TextChoices):
+        AUTO = "auto"
+        HUMAN = "human"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="items")
+    row_number = models.PositiveIntegerField()  # 1-based data row in the source file
+    source_line = models.PositiveIntegerField()  # line where the row starts in the source file
+    external_id = models.CharField(max_length=200, blank=True)
+    problem = models.TextField(blank=True)
+    gold = models.TextField()
+    output = models.TextField()
+    model_name = models.CharField(max_length=200, blank=True)
+    subject = models.CharField(max_length=200, blank=True)
+    sample_index = models.IntegerField(null=True, blank=True)
+    finish_reason = models.CharField(max_length=200, blank=True)  # "length": cut off
+    extra = models.JSONField(default=dict, blank=True)
+
+    grade_state = models.CharField(max_length=16, choices=GradeState, default=GradeState.PENDING)
+    grade_attempts = models.PositiveSmallIntegerField(default=0)
+    graded_generation = models.PositiveIntegerField(default=0)
+    graded_at = models.DateTimeField(null=True, blank=True)
+    answer_type = models.CharField(max_length=32, blank=True)
+    auto_verdict = models.CharField(max_length=16, choices=Verdict, blank=True)
+    needs_review = models.BooleanField(default=False)
+    evaluators_disagree = models.BooleanField(default=False)
+    review_reasons = models.JSONField(default=list, blank=True)  # [{"code", "message"}]
+
+    final_verdict = models.CharField(max_length=16, choices=ReviewVerdict, blank=True)
+    final_source = models.CharField(max_length=8, choices=FinalSource, blank=True)
+    # Incremented on every human decision: clients send the version they saw.
+    version = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["row_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "row_number"], name="item_unique_row")
+        ]
+        indexes = [
+            models.Index(fields=["run", "grade_state"]),
+            models.Index(fields=["run", "needs_review", "row_number"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.row_number}"
+
+
+class Evaluation(models.Model):
+    """One evaluator's result on one item; re-grading overwrites it in place."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="evaluations")
+    evaluator = models.CharField(max_length=64)
+    evaluator_version = models.CharField(max_length=32)
+    status = models.CharField(max_length=16)
+    verdict = models.CharField(max_length=16, choices=Verdict, blank=True)
+    extracted = models.TextField(blank=True)
+    extracted_latex = models.TextField(blank=True)
+    gold_latex = models.TextField(blank=True)
+    ms = models.FloatField(default=0)
+    signals = models.JSONField(default=list, blank=True)
+    detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["evaluator"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "evaluator"], name="evaluation_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}:{self.evaluator}"
+
+
+class Review(models.Model):
+    """A human decision on an item. History is kept; the newest decides the final verdict."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="reviews")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="reviews"
+    )
+    verdict = models.CharField(max_length=16, choices=ReviewVerdict)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}:{self.verdict}"

@@ -1,0 +1,452 @@
+"""Writes: every change a user or a worker makes goes through one of these functions."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from functools import partial
+from itertools import islice
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+from psycopg.types.json import Jsonb
+
+from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
+from grading.types import GradedSample
+from reviewer.ingest import SourceRow, read_rows
+from reviewer.models import Evaluation, Item, Project, Review, ReviewVerdict, Run
+from reviewer.uploads import upload_get, upload_store_path
+
+logger = logging.getLogger(__name__)
+
+DEMO_FILE = Path(__file__).resolve().parent / "demo" / "demo_run.csv"
+DEMO_PROJECT = "Demo"
+_INSERT_BATCH = 5000
+
+
+class DuplicateRunError(Exception):
+    """This file is already a run of the project; ``run`` is that run."""
+
+    def __init__(self, *, run: Run):
+        self.run = run
+        super().__init__(f"this file was already uploaded to the project as run {run.pk}")
+
+
+class StaleVersionError(Exception):
+    """Someone else decided this item first; ``item`` holds what they decided."""
+
+    def __init__(self, *, item: Item):
+        self.item = item
+        super().__init__(f"item {item.pk} changed since you loaded it (now version {item.version})")
+
+
+class UnknownEvaluatorsError(ValueError):
+    pass
+
+
+def project_get_or_create(*, name: str, user) -> Project:
+    project, _ = Project.objects.get_or_create(name=name.strip(), defaults={"created_by": user})
+    return project
+
+
+def run_create(
+    *,
+    project: Project,
+    user,
+    upload_token: str,
+    mapping: dict[str, str],
+    name: str,
+    model_name: str = "",
+    dataset: str = "",
+    evaluators: Sequence[str] | None = None,
+    delimiter: str | None = None,
+) -> Run:
+    """Validate every row of an upload, store them as a run and enqueue its grading.
+
+    Raises IngestError (nothing is stored) or DuplicateRunError (same file, same project).
+    """
+    stored = upload_get(token=upload_token)
+    evaluator_names = _checked_evaluators(evaluators)
+    existing = Run.objects.filter(project=project, source_sha256=stored.sha256).first()
+    if existing is not None:
+        raise DuplicateRunError(run=existing)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                run = Run.objects.create(
+                    project=project,
+                    name=name.strip() or stored.filename,
+                    model_name=model_name,
+                    dataset=dataset,
+                    uploaded_by=user,
+                    source_filename=stored.filename,
+                    source_sha256=stored.sha256,
+                    column_mapping=dict(mapping),
+                    evaluators=evaluator_names,
+                    grading_queued_at=timezone.now(),
+                )
+        except IntegrityError:
+            # A concurrent upload of the same file (double click, client retry) won the race.
+            run = Run.objects.get(project=project, source_sha256=stored.sha256)
+            raise DuplicateRunError(run=run) from None
+        rows = read_rows(
+            stored.path,
+            mapping=mapping,
+            delimiter=delimiter,
+            max_field_bytes=settings.MATHJURY_MAX_FIELD_BYTES,
+        )
+        run.total_rows = _items_insert(run_id=run.pk, rows=rows)
+        run.save(update_fields=["total_rows"])
+        transaction.on_commit(partial(_grading_enqueue, run_id=run.pk, generation=1))
+    logger.info("run %s created by %s: %s rows", run.pk, user, run.total_rows)
+    return run
+
+
+def run_regrade(*, run: Run, evaluators: Sequence[str], user) -> Run:
+    """Grade the run again with ``evaluators``; human reviews are kept as they are."""
+    evaluator_names = _checked_evaluators(evaluators)
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run.pk)
+        run.grading_generation += 1
+        run.evaluators = evaluator_names
+        run.status = Run.Status.QUEUED
+        run.grading_queued_at = timezone.now()
+        run.grading_started_at = None
+        run.grading_finished_at = None
+        run.error_message = ""
+        run.save()
+        Item.objects.filter(run=run).update(grade_state=Item.GradeState.PENDING, grade_attempts=0)
+        transaction.on_commit(
+            partial(_grading_enqueue, run_id=run.pk, generation=run.grading_generation)
+        )
+    logger.info("run %s re-graded by %s with %s", run.pk, user, ", ".join(evaluator_names))
+    return run
+
+
+def item_review(
+    *, item: Item, user, verdict: str, note: str = "", expected_version: int | None = None
+) -> Review:
+    """Record a human verdict, which becomes the item's final verdict.
+
+    With ``expected_version`` (the version the reviewer saw), raises StaleVersionError if
+    someone decided in between, so no decision is overwritten unseen.
+    """
+    if verdict not in ReviewVerdict.values:
+        raise ValueError(f"unknown verdict {verdict!r}; choose one of {ReviewVerdict.values}")
+    with transaction.atomic():
+        current = Item.objects.select_for_update().get(pk=item.pk)
+        if expected_version is not None and current.version != expected_version:
+            raise StaleVersionError(item=current)
+        review = Review.objects.create(item=current, annotator=user, verdict=verdict, note=note)
+        current.final_verdict = verdict
+        current.final_source = Item.FinalSource.HUMAN
+        current.version += 1
+        current.save(update_fields=["final_verdict", "final_source", "version"])
+    return review
+
+
+def grading_attempt_start(*, run_id: int, generation: int, item_ids: Sequence[int]) -> list[Item]:
+    """Count an attempt on each pending item and return those to grade now.
+
+    Committed before grading starts, so a worker that dies mid-row still leaves the count
+    behind; items that already used up their attempts are quarantined instead.
+    """
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.grading_generation != generation:
+            return []
+        items = list(
+            Item.objects.filter(run_id=run_id, pk__in=item_ids, grade_state=Item.GradeState.PENDING)
+            .only("pk", "gold", "output", "finish_reason", "grade_attempts")
+            .order_by("row_number")
+        )
+        exhausted = [
+            i.pk for i in items if i.grade_attempts >= settings.MATHJURY_MAX_GRADE_ATTEMPTS
+        ]
+        if exhausted:
+            Item.objects.filter(pk__in=exhausted).update(
+                grade_state=Item.GradeState.QUARANTINED,
+                graded_generation=generation,
+                graded_at=timezone.now(),
+            )
+            logger.warning("run %s: quarantined items %s", run_id, exhausted)
+        to_grade = [i for i in items if i.pk not in set(exhausted)]
+        Item.objects.filter(pk__in=[i.pk for i in to_grade]).update(
+            grade_attempts=F("grade_attempts") + 1
+        )
+        if run.status == Run.Status.QUEUED:
+            run.status = Run.Status.GRADING
+            run.grading_started_at = timezone.now()
+            run.save(update_fields=["status", "grading_started_at"])
+    return to_grade
+
+
+def grading_results_save(
+    *, run_id: int, generation: int, results: list[tuple[int, GradedSample]]
+) -> int:
+    """Upsert the evaluations and the jury's result of graded items; returns how many saved.
+
+    Safe to repeat (a re-delivered task writes the same rows again), writes nothing for an
+    earlier generation, and leaves human decisions alone.
+    """
+    if not results:
+        return 0
+    now = timezone.now()
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.grading_generation != generation:
+            return 0
+        item_ids = [item_id for item_id, _ in results]
+        items = [
+            Item(
+                pk=item_id,
+                grade_state=Item.GradeState.GRADED,
+                graded_generation=generation,
+                graded_at=now,
+                answer_type=str(graded.answer_type),
+                auto_verdict=str(graded.auto_verdict),
+                needs_review=graded.needs_review,
+                evaluators_disagree=any(
+                    r.code == "evaluators_disagree" for r in graded.review_reasons
+                ),
+                review_reasons=[r.to_dict() for r in graded.review_reasons],
+            )
+            for item_id, graded in results
+        ]
+        Item.objects.bulk_update(
+            items,
+            fields=[
+                "grade_state",
+                "graded_generation",
+                "graded_at",
+                "answer_type",
+                "auto_verdict",
+                "needs_review",
+                "evaluators_disagree",
+                "review_reasons",
+            ],
+        )
+        Evaluation.objects.filter(item_id__in=item_ids).exclude(
+            evaluator__in=run.evaluators
+        ).delete()
+        Evaluation.objects.bulk_create(
+            [
+                Evaluation(
+                    item_id=item_id,
+                    evaluator=e.evaluator,
+                    evaluator_version=e.version,
+                    status=str(e.status),
+                    verdict=str(e.verdict) if e.verdict else "",
+                    extracted=e.extracted,
+                    extracted_latex=e.extracted_latex,
+                    gold_latex=e.gold_latex,
+                    ms=e.ms,
+                    signals=list(e.signals),
+                    detail=e.detail,
+                )
+                for item_id, graded in results
+                for e in graded.evaluations
+            ],
+            update_conflicts=True,
+            unique_fields=["item", "evaluator"],
+            update_fields=[
+                "evaluator_version",
+                "status",
+                "verdict",
+                "extracted",
+                "extracted_latex",
+                "gold_latex",
+                "ms",
+                "signals",
+                "detail",
+            ],
+        )
+        # One UPDATE, so a human decision committed meanwhile is never replaced.
+        Item.objects.filter(pk__in=item_ids).exclude(final_source=Item.FinalSource.HUMAN).update(
+            final_verdict=F("auto_verdict"), final_source=Item.FinalSource.AUTO
+        )
+    return len(results)
+
+
+def run_finish_if_done(*, run_id: int, generation: int) -> bool:
+    """Mark the run done when no item of this generation is left to grade."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.grading_generation != generation or run.status == Run.Status.DONE:
+            return run.status == Run.Status.DONE
+        if run.items.filter(grade_state=Item.GradeState.PENDING).exists():
+            return False
+        run.status = Run.Status.DONE
+        run.grading_finished_at = timezone.now()
+        run.save(update_fields=["status", "grading_finished_at"])
+    return True
+
+
+def demo_load(*, user) -> Run:
+    """Load the demo run shipped with MathJury (or return it if it is already loaded)."""
+    project = project_get_or_create(name=DEMO_PROJECT, user=user)
+    stored = upload_store_path(path=DEMO_FILE)
+    try:
+        return run_create(
+            project=project,
+            user=user,
+            upload_token=stored.token,
+            mapping={
+                "id": "id",
+                "problem": "problem",
+                "gold": "gold",
+                "output": "output",
+                "model": "model",
+                "subject": "subject",
+                "finish_reason": "finish_reason",
+            },
+            name="Demo: what the jury agrees and disagrees on",
+            model_name="hand-written examples",
+            dataset="MathJury demo",
+        )
+    except DuplicateRunError as exc:
+        stored.path.unlink(missing_ok=True)
+        return exc.run
+
+
+def _checked_evaluators(evaluators: Sequence[str] | None) -> list[str]:
+    names = list(dict.fromkeys(evaluators)) if evaluators is not None else list(DEFAULT_EVALUATORS)
+    unknown = [name for name in names if name not in AVAILABLE]
+    if unknown or not names:
+        raise UnknownEvaluatorsError(
+            f"unknown evaluator(s) {', '.join(unknown) or '(none chosen)'}; "
+            f"available: {', '.join(AVAILABLE)}"
+        )
+    return names
+
+
+def _items_insert(*, run_id: int, rows: Iterable[SourceRow]) -> int:
+    """Insert rows in large batches (COPY on PostgreSQL); returns how many."""
+    if connection.vendor == "postgresql":
+        return _items_copy(run_id=run_id, rows=rows)
+    count = 0
+    for batch in _batches(rows, _INSERT_BATCH):
+        Item.objects.bulk_create([_item_from_row(run_id, row) for row in batch])
+        count += len(batch)
+    return count
+
+
+def _item_from_row(run_id: int, row: SourceRow) -> Item:
+    fields = row.fields
+    index = fields["sample_index"].strip()
+    return Item(
+        run_id=run_id,
+        row_number=row.row_number,
+        source_line=row.source_line,
+        external_id=fields["id"],
+        problem=fields["problem"],
+        gold=fields["gold"],
+        output=fields["output"],
+        model_name=fields["model"],
+        subject=fields["subject"],
+        sample_index=int(index) if index else None,
+        finish_reason=fields["finish_reason"],
+        extra=row.extra,
+    )
+
+
+_COPY_COLUMNS = (
+    "run_id",
+    "row_number",
+    "source_line",
+    "external_id",
+    "problem",
+    "gold",
+    "output",
+    "model_name",
+    "subject",
+    "sample_index",
+    "finish_reason",
+    "extra",
+    "grade_state",
+    "grade_attempts",
+    "graded_generation",
+    "answer_type",
+    "auto_verdict",
+    "needs_review",
+    "evaluators_disagree",
+    "review_reasons",
+    "final_verdict",
+    "final_source",
+    "version",
+)
+
+
+def _items_copy(*, run_id: int, rows: Iterable[SourceRow]) -> int:
+    """COPY is several times faster than multi-row INSERT for large uploads."""
+    count = 0
+    table = Item._meta.db_table
+    pending = Item.GradeState.PENDING.value
+    with connection.cursor() as cursor:
+        # lz4 compresses long outputs several times faster than the default pglz (PostgreSQL
+        # 14+, when built with lz4); it more than doubles the insert rate of long outputs.
+        cursor.execute(
+            "SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' "
+            "AND 'lz4' = ANY(enumvals)"
+        )
+        if cursor.fetchone():
+            cursor.execute("SET LOCAL default_toast_compression = 'lz4'")
+        copy_sql = f"COPY {table} ({', '.join(_COPY_COLUMNS)}) FROM STDIN"
+        with cursor.cursor.copy(copy_sql) as copy:
+            for row in rows:
+                fields = row.fields
+                index = fields["sample_index"].strip()
+                copy.write_row(
+                    (
+                        run_id,
+                        row.row_number,
+                        row.source_line,
+                        fields["id"],
+                        fields["problem"],
+                        fields["gold"],
+                        fields["output"],
+                        fields["model"],
+                        fields["subject"],
+                        int(index) if index else None,
+                        fields["finish_reason"],
+                        Jsonb(row.extra),
+                        pending,
+                        0,
+                        0,
+                        "",
+                        "",
+                        False,
+                        False,
+                        Jsonb([]),
+                        "",
+                        "",
+                        0,
+                    )
+                )
+                count += 1
+    return count
+
+
+def _grading_enqueue(*, run_id: int, generation: int) -> None:
+    """Send one grading task per chunk of pending items (called after commit)."""
+    from reviewer.tasks import grade_chunk  # tasks import this module
+
+    item_ids = list(
+        Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING)
+        .order_by("row_number")
+        .values_list("pk", flat=True)
+    )
+    # One producer for all chunks: a connection per message costs more than the message.
+    with grade_chunk.app.producer_or_acquire() as producer:
+        for chunk in _batches(item_ids, settings.MATHJURY_CHUNK_SIZE):
+            grade_chunk.apply_async((run_id, generation, list(chunk)), producer=producer)
+
+
+def _batches(values: Iterable, size: int) -> Iterable[tuple]:
+    """itertools.batched, which arrives only in Python 3.12."""
+    iterator = iter(values)
+    while batch := tuple(islice(iterator, size)):
+        yield batch

@@ -1,0 +1,19 @@
+"""URLs of the reviewer: htmx pages, login, admin and a health check."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from reviewer import views
+
+urlpatterns = [
+    path("", views.run_list, name="run_list"),
+    path("runs/new/", views.upload, name="upload"),
+    path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
+    path("runs/<int:run_id>/regrade/", views.run_regrade, name="run_regrade"),
+    path("items/<int:item_id>/", views.item_detail, name="item_detail"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("healthz", views.healthz, name="healthz"),
+]

@@ -1,0 +1,355 @@
+"""The reviewer's pages. Each view parses the request, calls selectors or one service, and
+renders its page, or, for an htmx request, the partial of that page the request targets.
+
+Access checks live in reviewer.access; login is required by middleware for every view not
+marked ``login_not_required``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url, trigger_client_event
+
+from reviewer import access, selectors, services, uploads
+from reviewer.forms import (
+    ItemFilterForm,
+    MappingForm,
+    RegradeForm,
+    ReviewForm,
+    UploadForm,
+)
+from reviewer.ingest import IngestError, preview_file
+from reviewer.models import Item, ReviewVerdict, Run
+from reviewer.selectors import ItemFilters
+
+RUN_PAGE_SIZE = 50
+# Outputs longer than this start collapsed on the item page.
+LONG_OUTPUT_CHARS = 1500
+LONG_OUTPUT_LINES = 25
+# Keys 1-4 on the item page, in this order.
+VERDICT_KEYS = (
+    ReviewVerdict.CORRECT,
+    ReviewVerdict.INCORRECT,
+    ReviewVerdict.GOLD_WRONG,
+    ReviewVerdict.UNCLEAR,
+)
+DELIMITER_LABELS = {",": ",", ";": ";", "\t": "tab", "|": "|"}
+
+
+def _template(request: HttpRequest, page: str, partials: tuple[str, ...]) -> str:
+    """The page, or ``page#partial`` when an htmx request targets the element of that name."""
+    htmx = request.htmx
+    if htmx and not htmx.history_restore_request and htmx.target in partials:
+        return f"{page}#{htmx.target}"
+    return page
+
+
+@login_not_required
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers and compose health checks: answers without a database query."""
+    return JsonResponse({"status": "ok"})
+
+
+@require_GET
+def run_list(request: HttpRequest) -> HttpResponse:
+    runs = selectors.run_list(user=request.user)
+    return render(request, "reviewer/run_list.html", {"runs": runs})
+
+
+# ---- upload -------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def upload(request: HttpRequest) -> HttpResponse:
+    """Two steps on one page: send the file, then confirm the column mapping and create the run.
+
+    The file is stored once, in the first step; the second step refers to it by its token.
+    """
+    step = request.POST.get("step", "")
+    if request.method == "GET":
+        return _upload_page(request, upload_form=UploadForm())
+    if step == "upload":
+        form = UploadForm(request.POST, request.FILES)
+        if not form.is_valid():
+            return _upload_page(request, upload_form=form, status=400)
+        stored = uploads.upload_store(file=form.cleaned_data["file"])
+        initial = {
+            "token": stored.token,
+            "project": form.cleaned_data["project"],
+            "delimiter": form.cleaned_data["delimiter"],
+            "name": stored.filename,
+        }
+        return _mapping_page(request, stored=stored, data=None, initial=initial)
+
+    try:
+        stored = uploads.upload_get(token=request.POST.get("token", ""))
+    except uploads.UnknownUploadError:
+        messages.error(request, "That upload has expired or does not exist. Upload the file again.")
+        return redirect("upload")
+    if step == "preview":
+        # The user changed the delimiter: read the file again and guess the mapping afresh.
+        initial = {key: request.POST.get(key, "") for key in ("token", "project", "delimiter")}
+        initial.update(
+            {key: request.POST.get(key, "") for key in ("name", "model_name", "dataset")}
+        )
+        initial["evaluators"] = request.POST.getlist("evaluators")
+        return _mapping_page(request, stored=stored, data=None, initial=initial)
+    return _mapping_page(request, stored=stored, data=request.POST, initial=None, create=True)
+
+
+def _upload_page(request, *, upload_form, status=200, **context) -> HttpResponse:
+    context |= {
+        "upload_form": upload_form,
+        "projects": access.projects_for(request.user),
+        "max_upload_bytes": settings.MATHJURY_UPLOAD_MAX_BYTES,
+    }
+    return render(request, "reviewer/upload.html", context, status=status)
+
+
+def _mapping_page(request, *, stored, data, initial, create=False) -> HttpResponse:
+    """Preview the stored file and show the mapping form; with ``create``, try to create the run."""
+    delimiter = (data or initial).get("delimiter") or None
+    try:
+        preview = preview_file(stored.path, delimiter=delimiter)
+    except IngestError as error:
+        return _upload_page(
+            request, upload_form=UploadForm(initial=initial), problems=error.problems, status=400
+        )
+    if initial is not None:
+        initial = {**_mapping_initial(preview), **initial}
+    form = MappingForm(
+        data,
+        initial=initial,
+        columns=list(preview.columns),
+        needs_confirmation=list(preview.needs_confirmation),
+    )
+    context = {"problems": None, "duplicate": None}
+    if create and form.is_valid():
+        project = services.project_get_or_create(
+            name=form.cleaned_data["project"], user=request.user
+        )
+        try:
+            run = services.run_create(
+                project=project,
+                user=request.user,
+                upload_token=stored.token,
+                mapping=form.mapping(),
+                name=form.cleaned_data["name"],
+                model_name=form.cleaned_data["model_name"],
+                dataset=form.cleaned_data["dataset"],
+                evaluators=form.cleaned_data["evaluators"],
+                delimiter=form.cleaned_data["delimiter"] or None,
+            )
+        except IngestError as error:
+            context["problems"] = error.problems
+        except services.DuplicateRunError as error:
+            context["duplicate"] = error.run
+        else:
+            messages.success(request, f"Run “{run.name}” created: {run.total_rows} rows to grade.")
+            return redirect("run_detail", run_id=run.id)
+    context |= {
+        "mapping_form": form,
+        "upload": stored,
+        "preview": preview,
+        "preview_delimiter": DELIMITER_LABELS.get(preview.delimiter or "", preview.delimiter),
+        "preview_rows": [[row.get(c, "") for c in preview.columns] for row in preview.rows],
+    }
+    status = 200 if data is None or form.is_valid() and not context["problems"] else 400
+    return render(request, "reviewer/upload.html", context, status=status)
+
+
+def _mapping_initial(preview) -> dict:
+    initial = {f"map_{field}": column for field, column in preview.guessed_mapping.items()}
+    if preview.delimiter:
+        initial["delimiter"] = preview.delimiter
+    return initial
+
+
+# ---- run ----------------------------------------------------------------------------------
+
+
+def _item_filters(request: HttpRequest) -> tuple[ItemFilterForm, ItemFilters, str]:
+    """The filters in the query string, as a form (to redisplay), values and a query string."""
+    form = ItemFilterForm(request.GET)
+    form.is_valid()  # invalid values are dropped, never an error page
+    values = {name: value for name, value in form.cleaned_data.items() if value}
+    yes_no = {"yes": True, "no": False}
+    filters = ItemFilters(
+        needs_review=yes_no.get(values.get("needs_review")),
+        disagree=yes_no.get(values.get("disagree")),
+        verdict=values.get("verdict", ""),
+        answer_type=values.get("answer_type", ""),
+        reviewed=yes_no.get(values.get("reviewed")),
+        q=values.get("q", ""),
+        order=values.get("order", "flagged"),
+    )
+    return form, filters, urlencode(values)
+
+
+@vary_on_headers("HX-Request", "HX-Target")
+@require_GET
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = access.run_for(request.user, run_id)
+    filter_form, filters, filter_query = _item_filters(request)
+    progress = selectors.run_progress(run=run)
+    grading = run.status in (Run.Status.QUEUED, Run.Status.GRADING)
+    page = Paginator(selectors.item_filter(run=run, filters=filters), RUN_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    context = {
+        "run": run,
+        "counts": selectors.run_counts(run=run),
+        "progress": progress,
+        "grading": grading,
+        "filter_form": filter_form,
+        "filter_query": filter_query,
+        "page": page,
+        "regrade_form": RegradeForm(initial={"evaluators": run.evaluators}),
+    }
+    template = _template(request, "reviewer/run_detail.html", ("summary", "items"))
+    response = render(request, template, context)
+    if request.htmx.target == "summary" and not grading:
+        # The last poll: tell the table to reload now that every row has a verdict.
+        trigger_client_event(response, "run-graded")
+    return response
+
+
+@require_POST
+def run_regrade(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = access.run_for(request.user, run_id)
+    form = RegradeForm(request.POST)
+    if form.is_valid():
+        services.run_regrade(run=run, evaluators=form.cleaned_data["evaluators"], user=request.user)
+        messages.success(
+            request,
+            f"Re-grading with {', '.join(form.cleaned_data['evaluators'])}. "
+            "Human reviews are kept.",
+        )
+    else:
+        messages.error(request, "Choose at least one evaluator to re-grade with.")
+    return redirect("run_detail", run_id=run.id)
+
+
+# ---- item ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HighlightedOutput:
+    """The model output split around the extracted answer, each part escaped on its own."""
+
+    before: str
+    match: str
+    after: str
+    collapsed: bool
+
+
+def _highlight(output: str, evaluations) -> HighlightedOutput:
+    """Find the last place an evaluator's extraction appears verbatim in the output."""
+    collapsed = len(output) > LONG_OUTPUT_CHARS or output.count("\n") > LONG_OUTPUT_LINES
+    for evaluation in evaluations:
+        needle = evaluation.extracted.strip()
+        at = output.rfind(needle) if needle else -1
+        if at >= 0:
+            end = at + len(needle)
+            return HighlightedOutput(output[:at], output[at:end], output[end:], collapsed)
+    return HighlightedOutput(output, "", "", collapsed)
+
+
+def _shown_answer(item: Item, evaluations) -> tuple[str, str, str]:
+    """(prediction LaTeX, prediction text, gold LaTeX) to show: from the first evaluator that
+    parsed an answer, else the first that extracted anything; the gold falls back to its text."""
+    ordered = sorted(evaluations, key=lambda e: (e.status != "ok", not e.extracted_latex))
+    chosen = ordered[0] if ordered else None
+    prediction_latex = chosen.extracted_latex if chosen else ""
+    prediction_text = chosen.extracted if chosen else ""
+    gold_latex = next((e.gold_latex for e in ordered if e.gold_latex), "") or item.gold.strip()
+    return prediction_latex, prediction_text, gold_latex
+
+
+def _item_context(*, item: Item, filters: ItemFilters, filter_query: str) -> dict:
+    evaluations = list(item.evaluations.all())
+    reviews = list(item.reviews.select_related("annotator"))
+    prediction_latex, prediction_text, gold_latex = _shown_answer(item, evaluations)
+    current = item.final_verdict or item.auto_verdict
+    return {
+        "item": item,
+        "run": item.run,
+        "counts": selectors.run_counts(run=item.run),
+        "neighbours": selectors.item_neighbours(item=item, filters=filters),
+        "filter_query": filter_query,
+        "evaluations": evaluations,
+        "reviews": reviews,
+        "output": _highlight(item.output, evaluations),
+        "prediction_latex": prediction_latex,
+        "prediction_text": prediction_text,
+        "gold_latex": gold_latex,
+        "verdict_buttons": [
+            (str(index), verdict, verdict.label, verdict == current)
+            for index, verdict in enumerate(VERDICT_KEYS, start=1)
+        ],
+        "review_form": ReviewForm(initial={"expected_version": item.version}),
+    }
+
+
+def _item_url(item_id: int, filter_query: str) -> str:
+    url = reverse("item_detail", args=[item_id])
+    return f"{url}?{filter_query}" if filter_query else url
+
+
+@vary_on_headers("HX-Request", "HX-Target")
+@require_http_methods(["GET", "POST"])
+def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
+    """One row to review. A POST saves a verdict and moves to the next row of the filter."""
+    item = access.item_for(request.user, item_id)
+    _, filters, filter_query = _item_filters(request)
+    template = _template(request, "reviewer/item_detail.html", ("item",))
+
+    def page(shown: Item, status: int = 200) -> HttpResponse:
+        context = _item_context(item=shown, filters=filters, filter_query=filter_query)
+        return render(request, template, context, status=status)
+
+    if request.method == "GET":
+        return page(item)
+    form = ReviewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a verdict: correct, incorrect, gold is wrong or unclear.")
+        return page(item, status=400)
+    # Where to go next is decided before saving: the saved row may leave the filter.
+    next_id = selectors.item_neighbours(item=item, filters=filters).next_id
+    try:
+        review = services.item_review(
+            item=item,
+            user=request.user,
+            verdict=form.cleaned_data["verdict"],
+            note=form.cleaned_data["note"],
+            expected_version=form.cleaned_data["expected_version"],
+        )
+    except services.StaleVersionError as error:
+        messages.error(
+            request,
+            "Someone else reviewed this row while you were looking at it; "
+            "this is its current state. Your verdict was not saved.",
+        )
+        return page(error.item, status=409)
+    messages.success(
+        request, f"Row {item.row_number} saved as “{ReviewVerdict(review.verdict).label}”."
+    )
+    if next_id is None:
+        messages.info(request, "That was the last row of this filter.")
+        next_id = item.id
+    next_url = _item_url(next_id, filter_query)
+    if not request.htmx:
+        return redirect(next_url)
+    return push_url(page(access.item_for(request.user, next_id)), next_url)

@@ -1,0 +1,90 @@
+// Renders the LaTeX that evaluators extracted, and nothing else.
+//
+// Each `.math[data-latex]` element holds the LaTeX twice, both autoescaped by Django: in its
+// data attribute (read through `dataset`, so the browser has already decoded it to plain text)
+// and as its raw text inside `.math-raw`. KaTeX draws into a new `.math-rendered` child; the
+// raw text stays in the page for the raw/rendered toggle. Nothing here touches innerHTML.
+(function () {
+  "use strict";
+
+  // Untrusted input: no \href or \includegraphics, bounded macro expansion and sizes.
+  var KATEX_OPTIONS = {
+    displayMode: false,
+    trust: false,
+    maxExpand: 1000,
+    maxSize: 10,
+    throwOnError: false,
+    strict: "ignore",
+    output: "htmlAndMathml",
+  };
+  var RAW_KEY = "mathjury.rawMath";
+
+  function renderOne(el) {
+    if (el.dataset.rendered === "1") return;
+    el.dataset.rendered = "1";
+    var target = document.createElement("span");
+    target.className = "math-rendered";
+    try {
+      window.katex.render(el.dataset.latex, target, KATEX_OPTIONS);
+    } catch (err) {
+      // Errors other than parse errors (which KaTeX draws itself) end up here.
+      target.className = "math-rendered math-error";
+      target.textContent = "cannot render: " + String(err && err.message ? err.message : err);
+    }
+    el.appendChild(target);
+    el.classList.add("is-rendered");
+  }
+
+  function renderAll(root) {
+    if (!window.katex) return;
+    var scope = root && root.querySelectorAll ? root : document;
+    scope.querySelectorAll(".math[data-latex]").forEach(renderOne);
+  }
+
+  function showRaw(raw) {
+    document.body.classList.toggle("show-raw-math", raw);
+    document.querySelectorAll("[data-math-toggle]").forEach(function (button) {
+      button.setAttribute("aria-pressed", raw ? "true" : "false");
+      button.textContent = raw ? "Show rendered math" : "Show raw LaTeX";
+    });
+    try {
+      window.localStorage.setItem(RAW_KEY, raw ? "1" : "0");
+    } catch (e) {
+      // Private windows may refuse storage; the toggle still works for this page.
+    }
+  }
+
+  function toggleRaw() {
+    showRaw(!document.body.classList.contains("show-raw-math"));
+  }
+
+  function storedRaw() {
+    try {
+      return window.localStorage.getItem(RAW_KEY) === "1";
+    } catch (e) {
+      return false;
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-math-toggle]")) {
+      event.preventDefault();
+      toggleRaw();
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    renderAll(document);
+    showRaw(storedRaw());
+  });
+
+  // After an outerHTML swap the event's target is the element that was replaced, so scan the
+  // document; elements already drawn are skipped.
+  document.addEventListener("htmx:afterSwap", function () {
+    renderAll(document);
+    showRaw(document.body.classList.contains("show-raw-math"));
+  });
+
+  window.MathJury = window.MathJury || {};
+  window.MathJury.toggleRawMath = toggleRaw;
+})();

@@ -1,0 +1,77 @@
+"""factory-boy factories for the reviewer's models."""
+
+import factory
+from django.contrib.auth import get_user_model
+
+from reviewer.models import Evaluation, Item, Project, Review, Run
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"reviewer{n}")
+    password = factory.django.Password("correct horse battery staple")
+
+
+class ProjectFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Project
+
+    name = factory.Sequence(lambda n: f"Project {n}")
+    created_by = factory.SubFactory(UserFactory)
+
+
+class RunFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Run
+
+    project = factory.SubFactory(ProjectFactory)
+    name = factory.Sequence(lambda n: f"run {n}")
+    source_filename = "outputs.csv"
+    source_sha256 = factory.Sequence(lambda n: f"{n:064x}")
+    column_mapping = factory.LazyFunction(lambda: {"gold": "gold", "output": "output"})
+    evaluators = factory.LazyFunction(lambda: ["math_verify", "exact"])
+
+
+class ItemFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Item
+
+    run = factory.SubFactory(RunFactory)
+    row_number = factory.Sequence(lambda n: n + 1)
+    source_line = factory.LazyAttribute(lambda item: item.row_number + 1)
+    problem = "What is 6 times 7?"
+    gold = "42"
+    output = "6 times 7 is 42, so the answer is $\\boxed{42}$."
+
+
+class GradedItemFactory(ItemFactory):
+    grade_state = Item.GradeState.GRADED
+    graded_generation = 1
+    answer_type = "integer"
+    auto_verdict = "correct"
+    final_verdict = "correct"
+    final_source = Item.FinalSource.AUTO
+
+
+class EvaluationFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Evaluation
+
+    item = factory.SubFactory(GradedItemFactory)
+    evaluator = "math_verify"
+    evaluator_version = "1"
+    status = "ok"
+    verdict = "correct"
+    extracted = "42"
+
+
+class ReviewFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Review
+
+    item = factory.SubFactory(GradedItemFactory)
+    annotator = factory.SubFactory(UserFactory)
+    verdict = "correct"

@@ -1,0 +1,123 @@
+"""Conformance floors: the engine's agreement with labelled cases must not fall below today's.
+
+The figures are defined in grading/cases.py and docs/grading.md. Raising a floor after an
+improvement is welcome; lowering one needs a reason in the change that does it.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grading import cases
+from grading.evaluators import DEFAULT_EVALUATORS
+
+CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "grading-cases"
+
+# file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
+FLOORS = {
+    "dev_realistic.jsonl": (
+        # A vector written as a tuple, "(1, −2)" against a pmatrix gold, no longer matches:
+        # the gold used to be misread as a number (now it is wrapped and read as a matrix).
+        {"math_verify": 94, "math_verify_strict": 44, "strict": 26, "flex": 93, "exact": 74},
+        4,
+        52,
+    ),
+    "hendrycks_math_tests.jsonl": ({"math_verify": 14, "flex": 14, "exact": 16}, 2, 3),
+    "lighteval_tests.jsonl": ({"math_verify": 29, "flex": 20, "choice": 15}, 2, 18),
+    "math_verify_tests.jsonl": (
+        {"math_verify": 281, "math_verify_strict": 92, "strict": 25, "flex": 239, "exact": 124},
+        7,
+        68,
+    ),
+    "seed_examples.jsonl": ({"math_verify": 7, "flex": 8, "exact": 6, "choice": 6}, 0, 6),
+    "xwin_math_readme.jsonl": ({"math_verify": 14, "strict": 2, "flex": 16, "exact": 4}, 0, 6),
+}
+
+needs_cases = pytest.mark.skipif(
+    not CASES_DIR.is_dir(), reason=f"shared conformance cases not found at {CASES_DIR}"
+)
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, cases.FileReport]:
+    return {name: cases.run_file(CASES_DIR / name, DEFAULT_EVALUATORS) for name in sorted(FLOORS)}
+
+
+@needs_cases
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_evaluators_agree_with_the_labels_at_least_as_often_as_before(reports, name):
+    floors, _, _ = FLOORS[name]
+    agreed = {a.evaluator: a.agreed for a in reports[name].agreements}
+
+    below = {e: (agreed[e], least) for e, least in floors.items() if agreed[e] < least}
+
+    assert not below, f"{name}: evaluator agreement fell below its floor (now, floor): {below}"
+
+
+@needs_cases
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_jury_leaves_no_more_silent_errors_and_flags_no_more_rows_than_before(reports, name):
+    _, most_silent, most_flagged = FLOORS[name]
+    jury = reports[name].jury
+
+    assert jury.silent <= most_silent, f"{name}: {jury.silent} silent errors"
+    assert jury.flagged <= most_flagged, f"{name}: {jury.flagged} rows flagged"
+
+
+@needs_cases
+def test_realistic_outputs_stay_within_the_error_and_review_budgets(reports):
+    # Given the realistic development set, a third of it traps
+    jury = reports["dev_realistic.jsonl"].jury
+
+    # Then at most 3% of rows are silent errors and about a third go to a human
+    assert jury.silent_share <= 0.03
+    assert jury.flagged_share <= 0.35
+
+
+@needs_cases
+def test_jury_flags_every_ambiguous_seed_example():
+    # Given the design documents' examples that a careful grader must send to a human
+    seed = cases.read_cases(CASES_DIR / "seed_examples.jsonl")
+    ambiguous = [c for c in seed if c.expected == "ambiguous"]
+    assert ambiguous
+
+    # When they are graded
+    report = cases.run_cases("seed", ambiguous, DEFAULT_EVALUATORS)
+
+    # Then every one is flagged, so none is called correct without a flag
+    assert report.jury.flagged == len(ambiguous)
+    assert report.jury.silent_ambiguous == 0
+
+
+def test_runner_prints_agreement_and_jury_tables_and_returns_zero(tmp_path, capsys):
+    # Given a small case file with one right, one wrong and one ambiguous output
+    rows = [
+        {"id": "t-1", "kind": "verdict", "gold": "42", "output": "The answer is 42.",
+         "expected": "correct"},
+        {"id": "t-2", "kind": "verdict", "gold": "42", "output": "The answer is 41.",
+         "expected": "incorrect"},
+        {"id": "t-3", "kind": "verdict", "gold": "3", "output": "So the answer is 3 or 5.",
+         "expected": "ambiguous"},
+    ]  # fmt: skip
+    path = tmp_path / "tiny.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    # When the runner is run on it
+    status = cases.main([str(path)], ["math_verify", "exact"])
+
+    # Then it prints per-evaluator agreement and the jury's figures, and succeeds
+    printed = capsys.readouterr().out
+    assert status == 0
+    assert "tiny.jsonl  math_verify              2  100.0%" in printed
+    jury_line = next(line for line in printed.splitlines() if line.startswith("tiny.jsonl   "))
+    assert jury_line.split()[1:3] == ["3", "1"]  # rows, flagged
+    assert jury_line.split()[-2:] == ["0", "(0.0%)"]  # no silent errors
+
+
+def test_unreadable_case_line_names_its_file_and_line(tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"id": "x", "kind": "verdict"}\n', encoding="utf-8")
+
+    with pytest.raises(cases.CaseFileError, match=r"broken\.jsonl:1"):
+        cases.read_cases(path)

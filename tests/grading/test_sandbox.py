@@ -1,0 +1,214 @@
+"""The sandbox: every row ends within its wall-clock limit, and a bad row costs only itself.
+
+These start real child processes and grade through the real evaluators; no mocks.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+
+import psutil
+import pytest
+
+from grading.sandbox import SandboxPool
+from grading.types import Sample, Status, Verdict
+
+LIMIT = 2.0  # seconds per row in these tests; the product default is 5
+NORMAL = Sample(gold="$42$", output="Adding them gives $\\boxed{42}$.")
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with SandboxPool(1, timeout=LIMIT) as shared:
+        yield shared
+
+
+@dataclass(frozen=True)
+class Pathological:
+    name: str
+    sample: Sample
+    truth: Verdict | None  # the verdict a row not sent to review must have; None: either
+
+
+FIVE_THOUSAND_DIGITS = "".join(str((7 * i * i + 3) % 10) for i in range(5000)).lstrip("0")
+
+PATHOLOGICAL = [
+    Pathological(
+        "sine of a power tower",
+        Sample("$\\sin(10^{10^{10}})$", "So $\\boxed{\\sin(10^{10^{10}} + 2\\pi)}$"),
+        Verdict.CORRECT,
+    ),
+    Pathological(
+        "huge float power",
+        Sample("$1.3^{6472416997}$", "Hence $\\boxed{\\left(\\frac{13}{10}\\right)^{6472416997}}$"),
+        Verdict.CORRECT,
+    ),
+    Pathological(
+        "power tower against nested log",
+        Sample("$2^{2^{2^{2^{2^5}}}}$", "The answer is $\\boxed{\\log(\\log(\\log(\\log(x))))}$"),
+        Verdict.INCORRECT,
+    ),
+    Pathological(
+        "integer power tower against its float twin",
+        Sample("$10^{10^{10}}$", "The answer is $\\boxed{10.0^{10^{10}}}$"),
+        Verdict.CORRECT,
+    ),
+    Pathological(
+        "interval with a doubly tiny exponent",
+        Sample("$[1,+\\infty)$", "The range is $\\boxed{[2^{1/2^{1000}},\\infty)}$"),
+        None,  # 2^(1/2^1000) > 1 exactly, equal to 1 at any tolerance
+    ),
+    Pathological(
+        "400 kB output",
+        Sample("$7$", "We add: " + "1+" * 200_000 + "1"),
+        Verdict.INCORRECT,
+    ),
+    Pathological(
+        "3,000 nested braces",
+        Sample("$1$", "$\\boxed{" + "{" * 3000 + "1" + "}" * 3000 + "}$"),
+        Verdict.CORRECT,
+    ),
+    Pathological(
+        "5,000-digit integer",
+        Sample(f"${FIVE_THOUSAND_DIGITS}$", f"The number is $\\boxed{{{FIVE_THOUSAND_DIGITS}}}$."),
+        Verdict.CORRECT,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", PATHOLOGICAL, ids=lambda case: case.name)
+def test_pathological_row_ends_within_its_limit_and_the_next_row_is_graded_normally(pool, case):
+    # Given a pathological row followed by an ordinary one
+    started_before = pool.children_started
+
+    # When both are graded in one call
+    bad, normal = pool.grade([case.sample, NORMAL])
+
+    # Then the bad row ended within (a generous multiple of) its limit ...
+    assert sum(e.ms for e in bad.evaluations) < 3 * LIMIT * 1000
+    # ... a time-out or crash gave no verdict and sent the row to review ...
+    stopped = [e for e in bad.evaluations if e.status in (Status.TIMEOUT, Status.ERROR)]
+    assert all(e.verdict is None for e in stopped)
+    if stopped:
+        assert bad.needs_review
+    # ... so a row decided without review has the right verdict ...
+    if not bad.needs_review and case.truth is not None:
+        assert bad.auto_verdict is case.truth
+    # ... a child that was stopped was replaced ...
+    if any(e.status is Status.TIMEOUT for e in bad.evaluations):
+        assert pool.children_started > started_before
+    # ... and the next row was graded normally.
+    assert normal.auto_verdict is Verdict.CORRECT
+    assert normal.evaluation("math_verify").status is Status.OK
+
+
+def test_a_row_stuck_in_big_integer_arithmetic_is_killed_at_the_wall_limit(pool):
+    # Given a row whose comparison runs for minutes inside one big-integer operation, where
+    # math-verify's SIGALRM cannot interrupt it
+    stuck = Sample("$1.3^{6472416997}$", "$\\boxed{1.3^{6472416997} + 10^{-10^{9}}}$")
+    pid_before = pool.child_pids()
+
+    # When it is graded with a 2-second limit
+    started = time.monotonic()
+    [graded] = pool.grade([stuck], evaluators=["math_verify"])
+    elapsed = time.monotonic() - started
+
+    # Then the parent killed the child at the limit and the row timed out, not "incorrect"
+    evaluation = graded.evaluation("math_verify")
+    assert evaluation.status is Status.TIMEOUT
+    assert evaluation.verdict is None
+    assert graded.needs_review
+    assert "timeout" in {reason.code for reason in graded.review_reasons}
+    assert elapsed < 3 * LIMIT + 10  # the limit, plus starting a child if none was running
+    assert not any(psutil.pid_exists(pid) for pid in pid_before if pid not in pool.child_pids())
+
+
+def test_grading_from_a_thread_that_is_not_the_main_thread_works(pool):
+    # Given a thread other than the main one (a threaded Celery pool, a web server)
+    results = []
+
+    def grade_in_thread():
+        results.extend(pool.grade([NORMAL, Sample("$\\frac{1}{2}$", "It is $\\boxed{0.5}$")]))
+
+    # When it grades rows
+    thread = threading.Thread(target=grade_in_thread)
+    thread.start()
+    thread.join(timeout=120)
+
+    # Then the rows are graded as in the main thread
+    assert [r.auto_verdict for r in results] == [Verdict.CORRECT, Verdict.CORRECT]
+
+
+def test_a_row_that_runs_out_of_memory_ends_as_an_error_and_its_child_is_replaced():
+    # Given a child limited to 260 MiB of address space, of which Python, SymPy and the
+    # evaluators take about 140, and a row bigger than the rest
+    with SandboxPool(1, timeout=LIMIT, memory_mb=260) as small:
+        small.grade([NORMAL])
+        [first_pid] = small.child_pids()
+        huge = Sample("$1$", "$\\boxed{1}$ " + "x" * 200_000_000)
+
+        # When the row is graded, followed by an ordinary one
+        bad, normal = small.grade([huge, NORMAL])
+
+        # Then the row is an error, never a verdict, and the next row has a fresh child
+        assert {e.status for e in bad.evaluations} == {Status.ERROR}
+        assert "out of memory" in bad.evaluations[0].detail
+        assert bad.needs_review
+        assert normal.auto_verdict is Verdict.CORRECT
+        assert small.child_pids() != [first_pid]
+        assert not psutil.pid_exists(first_pid)
+
+
+def test_a_child_that_dies_mid_row_is_replaced_and_the_row_is_not_retried(pool):
+    # Given a child that is killed from outside while it grades a slow row
+    slow = Sample("$\\sin(10^{10^{10}})$", "So $\\boxed{\\sin(10^{10^{10}} + 2\\pi)}$")
+    pool.grade([NORMAL])
+    [victim] = pool.child_pids()
+    killer = threading.Timer(0.5, os.kill, (victim, signal.SIGSEGV))
+
+    # When the row and an ordinary one are graded
+    killer.start()
+    crashed, normal = pool.grade([slow, NORMAL])
+    killer.join()
+
+    # Then the row is an error naming the crash, and the next row is graded normally
+    statuses = {e.status for e in crashed.evaluations}
+    assert Status.ERROR in statuses and Verdict.INCORRECT not in {
+        e.verdict for e in crashed.evaluations if e.status is not Status.OK
+    }
+    assert any("worker crashed" in e.detail for e in crashed.evaluations)
+    assert normal.auto_verdict is Verdict.CORRECT
+    assert victim not in pool.child_pids()
+
+
+def test_children_outlive_one_call_and_are_reused(pool):
+    # Given a pool that has graded once
+    pool.grade([NORMAL])
+    pids = pool.child_pids()
+    started = pool.children_started
+
+    # When it grades again
+    pool.grade([Sample("$3$", "$\\boxed{3}$")])
+
+    # Then the same child did the work
+    assert pool.child_pids() == pids
+    assert pool.children_started == started
+
+
+def test_closing_the_pool_ends_its_children():
+    # Given a pool with a running child
+    pool = SandboxPool(1, timeout=LIMIT)
+    pool.grade([NORMAL])
+    [pid] = pool.child_pids()
+
+    # When it is closed
+    pool.close()
+
+    # Then the child is gone and the pool refuses work
+    assert not psutil.pid_exists(pid)
+    with pytest.raises(RuntimeError):
+        pool.grade([NORMAL])

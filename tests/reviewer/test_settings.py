@@ -1,0 +1,84 @@
+"""Settings: the Celery guarantees the reliability table asks for, and environment rules."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.conf import settings
+
+from reviewer.celery import app
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def settings_in_subprocess(env: dict[str, str], expression: str) -> subprocess.CompletedProcess:
+    """Import the settings module fresh, with exactly ``env`` (plus PATH), and print something."""
+    code = f"import reviewer.settings as s; print({expression})"
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        env={"PATH": os.environ["PATH"], **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_celery_redelivers_tasks_of_lost_workers_one_at_a_time():
+    assert app.conf.task_acks_late is True
+    assert app.conf.task_reject_on_worker_lost is True
+    assert app.conf.worker_prefetch_multiplier == 1
+    assert app.conf.worker_cancel_long_running_tasks_on_connection_loss is True
+    assert app.conf.worker_max_tasks_per_child == 100
+    assert app.conf.worker_max_memory_per_child == 1024 * 1024
+
+
+def test_hard_time_limit_covers_a_chunk_of_timed_out_rows():  # A3
+    worst_case = settings.MATHJURY_CHUNK_SIZE * settings.MATHJURY_GRADING_TIMEOUT
+    assert app.conf.task_time_limit > worst_case
+    assert app.conf.task_soft_time_limit < app.conf.task_time_limit
+
+
+def test_redis_visibility_timeout_is_over_twice_the_hard_limit():  # A3
+    result = settings_in_subprocess(
+        {
+            "SECRET_KEY": "x",
+            "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+            "MATHJURY_TASK_TIME_LIMIT": "300",
+        },
+        "s.CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout'], s.CELERY_TASK_TIME_LIMIT",
+    )
+    visibility, hard_limit = map(int, result.stdout.split())
+    assert hard_limit == 300 and visibility > 2 * hard_limit
+
+
+def test_secret_key_is_required_when_debug_is_off():
+    result = settings_in_subprocess({}, "s.DEBUG")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_defaults_run_with_no_servers_inside_the_data_folder(tmp_path):
+    result = settings_in_subprocess(
+        {"DEBUG": "1", "MATHJURY_DATA_DIR": str(tmp_path)},
+        "s.DATABASES['default']['NAME'], s.CELERY_BROKER_URL, s.UPLOAD_DIR, s.MATHJURY_UPLOAD_MAX_BYTES",
+    )
+    database, broker, uploads, limit = result.stdout.split()
+    assert database == str(tmp_path / "mathjury.sqlite3")
+    assert broker == "filesystem://"
+    assert uploads == str(tmp_path / "uploads") and Path(uploads).is_dir()
+    assert int(limit) == 200 * 1024 * 1024
+
+
+def test_a_malformed_number_names_the_variable():
+    result = settings_in_subprocess({"SECRET_KEY": "x", "MATHJURY_CHUNK_SIZE": "lots"}, "1")
+    assert "MATHJURY_CHUNK_SIZE='lots' is not a whole number" in result.stderr
+
+
+def test_content_security_policy_allows_no_inline_script():
+    directives = settings.CONTENT_SECURITY_POLICY["DIRECTIVES"]
+    assert directives["script-src"] == ["'self'"]
+    assert directives["object-src"] == ["'none'"]
