@@ -41,6 +41,9 @@ from grading.types import Sample, Status
 # Exit status when the child's own loop runs out of memory outside an evaluator.
 EXIT_OUT_OF_MEMORY = 75
 FLUSH_INTERVAL = 0.1
+# String-only evaluators never hang, so they run first: a row stopped at its time limit
+# still shows their verdicts.
+STRING_EVALUATORS = frozenset({"exact", "choice"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,16 +101,16 @@ class _RowGrader:
         self.row_started = time.monotonic()
         try:
             kind = answer_type.classify(sample.gold)
-            evaluations = []
-            for evaluator in evaluators:
+            finished = {}
+            for evaluator in sorted(evaluators, key=lambda e: e.name not in STRING_EVALUATORS):
                 evaluation = run_evaluator(evaluator, sample)
-                evaluations.append(evaluation)
+                finished[evaluator.name] = evaluation
                 _send(
                     self.out,
                     {"t": "eval", "id": row_id, "evaluation": evaluation.to_dict()},
                     flush=False,
                 )
-            evaluations = tuple(evaluations)
+            evaluations = tuple(finished[e.name] for e in evaluators)
             findings = detectors.detect(sample, kind, evaluations)
             graded = jury.decide(kind, evaluations, findings)
         except MemoryError:
