@@ -6,6 +6,7 @@ from django import forms
 
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.evaluators import DEFAULT_EVALUATORS
+from grading.reasons import MESSAGES as REASON_MESSAGES
 from grading.types import AnswerType
 from reviewer.models import ReviewVerdict
 
@@ -147,7 +148,25 @@ class ItemFilterForm(forms.Form):
     reviewed = forms.ChoiceField(choices=YES_NO_ANY, required=False, label="Reviewed")
     q = forms.CharField(required=False, max_length=200, label="Search")
     order = forms.ChoiceField(
-        choices=[("flagged", "flagged first"), ("row", "row number")],
+        choices=[("flagged", "review queue"), ("row", "row number")],
         required=False,
         label="Order",
+        help_text="Review queue: evaluators split, then other flags, then an audit sample.",
+    )
+    # The stats page's confusion-matrix cells link here with these.
+    evaluator = forms.ChoiceField(
+        choices=[("", "any"), *EVALUATOR_CHOICES], required=False, label="Evaluator"
+    )
+    evaluator_verdict = forms.ChoiceField(
+        choices=[("", "any"), ("correct", "correct"), ("incorrect", "incorrect or no answer")],
+        required=False,
+        label="Evaluator said",
+    )
+    human_verdict = forms.ChoiceField(
+        choices=[("", "any"), *ReviewVerdict.choices], required=False, label="Human said"
+    )
+    reason = forms.ChoiceField(
+        choices=[("", "any"), *((code, code.replace("_", " ")) for code in REASON_MESSAGES)],
+        required=False,
+        label="Review reason",
     )

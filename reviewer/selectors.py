@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.conf import settings
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    F,
+    Func,
+    Max,
+    Q,
+    QuerySet,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.functions import Concat
+from django.db.models.lookups import Contains, LessThan
 from django.utils import timezone
 
 from reviewer.access import projects_for
-from reviewer.models import Item, Run
+from reviewer.models import EvaluatorScore, Item, Run, Verdict
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
+# Knuth's multiplicative hash: consecutive ids land in unrelated buckets 0..99, the same in
+# PostgreSQL and SQLite, with no column to add.
+_HASH_MULTIPLIER = 2654435761
+_HASH_MODULUS = 2**32
 
 _HUMAN = Q(final_source=Item.FinalSource.HUMAN)
 _COUNTS = {
@@ -73,7 +93,13 @@ class ItemFilters:
     answer_type: str = ""
     reviewed: bool | None = None
     q: str = ""
-    order: str = "flagged"  # "flagged": flagged rows first, then by row; "row": by row
+    # "flagged", the review queue: evaluators split, then other flags, then the audit sample,
+    # then the rest, each by row; "row": by row
+    order: str = "flagged"
+    evaluator: str = ""  # with evaluator_verdict: what this evaluator said
+    evaluator_verdict: str = ""  # "correct", or "incorrect" (incorrect, no answer, parse error)
+    human_verdict: str = ""  # the final verdict of a row a human decided
+    reason: str = ""  # a review reason code the row carries
 
 
 @dataclass(frozen=True)
@@ -149,6 +175,14 @@ def item_filter(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
         items = items.filter(answer_type=filters.answer_type)
     if filters.reviewed is not None:
         items = items.filter(_HUMAN) if filters.reviewed else items.exclude(_HUMAN)
+    if filters.evaluator and filters.evaluator_verdict in Verdict.values:
+        items = items.filter(
+            evaluator_said(evaluator=filters.evaluator, verdict=filters.evaluator_verdict)
+        )
+    if filters.human_verdict:
+        items = items.filter(_HUMAN, final_verdict=filters.human_verdict)
+    if filters.reason:
+        items = items.filter(HasReviewReason(filters.reason))
     if filters.q.strip():
         q = filters.q.strip()
         items = items.filter(
@@ -157,6 +191,8 @@ def item_filter(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
             | Q(output__icontains=q)
             | Q(external_id__iexact=q)
         )
+    if filters.order != "row":
+        items = items.annotate(queue_rank=_queue_rank())
     return items.order_by(*_ordering(filters))
 
 
@@ -170,9 +206,8 @@ def item_neighbours(*, item: Item, filters: ItemFilters) -> Neighbours:
     if filters.order == "row":
         after = Q(row_number__gt=item.row_number)
     else:
-        after = Q(needs_review=item.needs_review, row_number__gt=item.row_number)
-        if item.needs_review:
-            after |= Q(needs_review=False)
+        rank = item_queue_rank(item)
+        after = Q(queue_rank=rank, row_number__gt=item.row_number) | Q(queue_rank__gt=rank)
     ordering = _ordering(filters)
     reversed_ordering = [key[1:] if key.startswith("-") else f"-{key}" for key in ordering]
     to_review = items.filter(needs_review=True).exclude(_HUMAN)
@@ -189,5 +224,64 @@ def item_neighbours(*, item: Item, filters: ItemFilters) -> Neighbours:
     )
 
 
+def audit_sample() -> Q:
+    """Graded rows nobody flagged that fall in the audit sample (MATHJURY_AUDIT_PERCENT of
+    them)."""
+    bucket = (F("pk") * _HASH_MULTIPLIER % _HASH_MODULUS) * 100 / _HASH_MODULUS
+    return Q(grade_state=Item.GradeState.GRADED, needs_review=False, evaluators_disagree=False) & Q(
+        LessThan(bucket, settings.MATHJURY_AUDIT_PERCENT)
+    )
+
+
+def item_queue_rank(item: Item) -> int:
+    """The item's place in the review queue, as _queue_rank computes it in SQL."""
+    if item.evaluators_disagree:
+        return 0
+    if item.needs_review:
+        return 1
+    bucket = (item.pk * _HASH_MULTIPLIER % _HASH_MODULUS) * 100 // _HASH_MODULUS
+    if item.grade_state == Item.GradeState.GRADED and bucket < settings.MATHJURY_AUDIT_PERCENT:
+        return 2
+    return 3
+
+
+def evaluator_said(*, evaluator: str, verdict: str) -> Q:
+    """Rows where ``evaluator`` scored the output ``verdict``; "incorrect" includes a missing
+    or unparseable answer, as it scores 0 (EvaluatorScore)."""
+    score = EvaluatorScore.CORRECT if verdict == Verdict.CORRECT else EvaluatorScore.INCORRECT
+    # Padded with spaces, so "strict:c" does not match inside "math_verify_strict:c".
+    padded = Concat(Value(" "), "evaluator_scores", Value(" "), output_field=TextField())
+    return Q(Contains(padded, f" {evaluator}:{score} "))
+
+
+class HasReviewReason(Func):
+    """True when the row's review_reasons list holds an entry with this code."""
+
+    output_field = BooleanField()
+
+    def __init__(self, code: str, reasons: str = "review_reasons"):
+        super().__init__(F(reasons))
+        self.code = code
+
+    def as_sql(self, compiler, connection, **extra_context):
+        reasons, params = compiler.compile(self.source_expressions[0])
+        template = "EXISTS (SELECT 1 FROM json_each(%s) WHERE json_extract(value, '$.code') = %%s)"
+        return template % reasons, (*params, self.code)
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        reasons, params = compiler.compile(self.source_expressions[0])
+        return f"({reasons} @> %s::jsonb)", (*params, json.dumps([{"code": self.code}]))
+
+
+def _queue_rank() -> Case:
+    """Evaluators split first, then rows other detectors flagged, then the audit sample."""
+    return Case(
+        When(evaluators_disagree=True, then=Value(0)),
+        When(needs_review=True, then=Value(1)),
+        When(audit_sample(), then=Value(2)),
+        default=Value(3),
+    )
+
+
 def _ordering(filters: ItemFilters) -> list[str]:
-    return ["row_number"] if filters.order == "row" else ["-needs_review", "row_number"]
+    return ["row_number"] if filters.order == "row" else ["queue_rank", "row_number"]

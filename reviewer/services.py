@@ -16,8 +16,17 @@ from psycopg.types.json import Jsonb
 
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
 from grading.types import GradedSample
-from reviewer.ingest import SourceRow, read_rows
-from reviewer.models import Evaluation, Item, Project, Review, ReviewVerdict, Run
+from reviewer.ingest import IngestError, SourceRow, preview_file, read_rows
+from reviewer.models import (
+    Evaluation,
+    EvaluatorScore,
+    Item,
+    Project,
+    Review,
+    ReviewVerdict,
+    Run,
+    evaluator_scores_text,
+)
 from reviewer.uploads import upload_get, upload_store_path
 
 logger = logging.getLogger(__name__)
@@ -57,7 +66,7 @@ def run_create(
     project: Project,
     user,
     upload_token: str,
-    mapping: dict[str, str],
+    mapping: dict[str, str] | None,
     name: str,
     model_name: str = "",
     dataset: str = "",
@@ -66,10 +75,14 @@ def run_create(
 ) -> Run:
     """Validate every row of an upload, store them as a run and enqueue its grading.
 
-    Raises IngestError (nothing is stored) or DuplicateRunError (same file, same project).
+    ``mapping`` None (the API and the command line, with nobody to confirm it) takes the
+    guessed mapping. Raises IngestError (nothing is stored) or DuplicateRunError (same file,
+    same project).
     """
     stored = upload_get(token=upload_token)
     evaluator_names = _checked_evaluators(evaluators)
+    if mapping is None:
+        mapping = _mapping_guessed(stored.path, delimiter=delimiter)
     existing = Run.objects.filter(project=project, source_sha256=stored.sha256).first()
     if existing is not None:
         raise DuplicateRunError(run=existing)
@@ -127,20 +140,39 @@ def run_regrade(*, run: Run, evaluators: Sequence[str], user) -> Run:
 
 
 def item_review(
-    *, item: Item, user, verdict: str, note: str = "", expected_version: int | None = None
+    *,
+    item: Item,
+    user,
+    verdict: str,
+    note: str = "",
+    expected_version: int | None = None,
+    idempotency_key: str = "",
 ) -> Review:
     """Record a human verdict, which becomes the item's final verdict.
 
     With ``expected_version`` (the version the reviewer saw), raises StaleVersionError if
-    someone decided in between, so no decision is overwritten unseen.
+    someone decided in between, so no decision is overwritten unseen. A request repeated with
+    the same ``idempotency_key`` (a client's retry) returns the review it already made.
     """
     if verdict not in ReviewVerdict.values:
         raise ValueError(f"unknown verdict {verdict!r}; choose one of {ReviewVerdict.values}")
     with transaction.atomic():
         current = Item.objects.select_for_update().get(pk=item.pk)
+        if idempotency_key:
+            earlier = Review.objects.filter(
+                item=current, annotator=user, idempotency_key=idempotency_key
+            ).first()
+            if earlier is not None:
+                return earlier
         if expected_version is not None and current.version != expected_version:
             raise StaleVersionError(item=current)
-        review = Review.objects.create(item=current, annotator=user, verdict=verdict, note=note)
+        review = Review.objects.create(
+            item=current,
+            annotator=user,
+            verdict=verdict,
+            note=note,
+            idempotency_key=idempotency_key,
+        )
         current.final_verdict = verdict
         current.final_source = Item.FinalSource.HUMAN
         current.version += 1
@@ -160,7 +192,7 @@ def grading_attempt_start(*, run_id: int, generation: int, item_ids: Sequence[in
             return []
         items = list(
             Item.objects.filter(run_id=run_id, pk__in=item_ids, grade_state=Item.GradeState.PENDING)
-            .only("pk", "gold", "output", "finish_reason", "grade_attempts")
+            .only("pk", "gold", "output", "finish_reason", "problem", "grade_attempts")
             .order_by("row_number")
         )
         exhausted = [
@@ -213,6 +245,14 @@ def grading_results_save(
                     r.code == "evaluators_disagree" for r in graded.review_reasons
                 ),
                 review_reasons=[r.to_dict() for r in graded.review_reasons],
+                evaluator_scores=evaluator_scores_text(
+                    {
+                        e.evaluator: EvaluatorScore.of_result(
+                            status=e.status, verdict=e.verdict or ""
+                        )
+                        for e in graded.evaluations
+                    }
+                ),
             )
             for item_id, graded in results
         ]
@@ -227,6 +267,7 @@ def grading_results_save(
                 "needs_review",
                 "evaluators_disagree",
                 "review_reasons",
+                "evaluator_scores",
             ],
         )
         Evaluation.objects.filter(item_id__in=item_ids).exclude(
@@ -312,6 +353,26 @@ def demo_load(*, user) -> Run:
         return exc.run
 
 
+def _mapping_guessed(path: Path, *, delimiter: str | None) -> dict[str, str]:
+    """The guessed column mapping, refused where only a person could confirm it."""
+    preview = preview_file(path, delimiter=delimiter)
+    mapping = preview.guessed_mapping
+    problems = [
+        f"column {mapping[field]!r} could hold the {field} or the other answer; "
+        "send a mapping that names the gold and output columns"
+        for field in preview.needs_confirmation
+    ]
+    problems += [
+        f"no column looks like the {field} (columns found: {', '.join(preview.columns)}); "
+        f'send a mapping such as {{"{field}": "<column>"}}'
+        for field in ("gold", "output")
+        if field not in mapping
+    ]
+    if problems:
+        raise IngestError(problems)
+    return mapping
+
+
 def _checked_evaluators(evaluators: Sequence[str] | None) -> list[str]:
     names = list(dict.fromkeys(evaluators)) if evaluators is not None else list(DEFAULT_EVALUATORS)
     unknown = [name for name in names if name not in AVAILABLE]
@@ -374,6 +435,7 @@ _COPY_COLUMNS = (
     "needs_review",
     "evaluators_disagree",
     "review_reasons",
+    "evaluator_scores",
     "final_verdict",
     "final_source",
     "version",
@@ -421,6 +483,7 @@ def _items_copy(*, run_id: int, rows: Iterable[SourceRow]) -> int:
                         False,
                         False,
                         Jsonb([]),
+                        "",
                         "",
                         "",
                         0,

@@ -73,7 +73,9 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "template_partials",
     "csp",
@@ -177,6 +179,14 @@ MATHJURY_GRADING_MEMORY_MB = _env_int("MATHJURY_GRADING_MEMORY_MB", 1024)
 MATHJURY_GRADING_WORKERS = _env_int("MATHJURY_GRADING_WORKERS", 1)
 MATHJURY_MAX_GRADE_ATTEMPTS = 3
 
+# Review: the share of unflagged graded rows (in percent) put in the review queue as an audit
+# sample, so the error rate of the evaluators' consensus can be estimated.
+MATHJURY_AUDIT_PERCENT = _env_int("MATHJURY_AUDIT_PERCENT", 5)
+if not 0 <= MATHJURY_AUDIT_PERCENT <= 100:
+    raise ImproperlyConfigured(
+        f"MATHJURY_AUDIT_PERCENT={MATHJURY_AUDIT_PERCENT} is not a percentage from 0 to 100"
+    )
+
 # Celery (read by reviewer.celery through the CELERY_ namespace). A chunk's hard limit
 # covers every row hitting its own time-out plus start-up; the broker's visibility time-out
 # is kept above twice that, so a slow task is never delivered to a second worker.
@@ -211,8 +221,38 @@ CELERY_TASK_ALWAYS_EAGER = False
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Token first, so a request without credentials gets 401 with WWW-Authenticate.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "reviewer.api.errors.api_exception_handler",
+    # ?format= names an export's file format, not a DRF renderer.
+    "URL_FORMAT_OVERRIDE": None,
 }
+SPECTACULAR_SETTINGS = {
+    "TITLE": "MathJury API",
+    "DESCRIPTION": "Runs, items, reviews, statistics and exports. See docs/api.md.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ReviewVerdictEnum": "reviewer.models.ReviewVerdict",
+        "AutoVerdictEnum": "reviewer.models.Verdict",
+        "RunStatusEnum": "reviewer.models.Run.Status",
+        "ExportStatusEnum": "reviewer.models.Export.Status",
+    },
+    # Swagger UI from the drf-spectacular-sidecar package: served from our own static files.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+}
+
+# Exports: files written by workers, read by the web server (a shared folder in production).
+MATHJURY_EXPORT_DIR = Path(os.environ.get("MATHJURY_EXPORT_DIR") or DATA_DIR / "exports")
+# Exports of at most this many rows can also be streamed straight to the client.
+MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int("MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000)
 
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

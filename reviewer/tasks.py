@@ -7,7 +7,7 @@ from django.conf import settings
 
 from grading.batch import grade_many, shared_pool
 from grading.types import Sample
-from reviewer import services
+from reviewer import exports, services
 from reviewer.models import Item, Run
 
 
@@ -51,3 +51,9 @@ def grade_chunk(run_id: int, generation: int, item_ids: list[int]) -> int:
         )
     services.run_finish_if_done(run_id=run_id, generation=generation)
     return saved
+
+
+@shared_task(name="reviewer.export_run")
+def export_run_task(export_id: int) -> int:
+    """Write one export's files; a re-delivered task writes them again, a finished one nothing."""
+    return exports.export_write(export_id=export_id).rows_done

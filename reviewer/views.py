@@ -194,6 +194,10 @@ def _item_filters(request: HttpRequest) -> tuple[ItemFilterForm, ItemFilters, st
         reviewed=yes_no.get(values.get("reviewed")),
         q=values.get("q", ""),
         order=values.get("order", "flagged"),
+        evaluator=values.get("evaluator", ""),
+        evaluator_verdict=values.get("evaluator_verdict", ""),
+        human_verdict=values.get("human_verdict", ""),
+        reason=values.get("reason", ""),
     )
     return form, filters, urlencode(values)
 

@@ -3,7 +3,16 @@
 import factory
 from django.contrib.auth import get_user_model
 
-from reviewer.models import Evaluation, Item, Project, Review, Run
+from reviewer.models import (
+    Evaluation,
+    EvaluatorScore,
+    Item,
+    Project,
+    Review,
+    Run,
+    evaluator_scores_parse,
+    evaluator_scores_text,
+)
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -59,6 +68,7 @@ class GradedItemFactory(ItemFactory):
 class EvaluationFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Evaluation
+        skip_postgeneration_save = True
 
     item = factory.SubFactory(GradedItemFactory)
     evaluator = "math_verify"
@@ -66,6 +76,19 @@ class EvaluationFactory(factory.django.DjangoModelFactory):
     status = "ok"
     verdict = "correct"
     extracted = "42"
+
+    @factory.post_generation
+    def item_scores(evaluation, create, extracted, **kwargs):
+        """Keep the item's evaluator_scores in step, as grading_results_save does."""
+        if not create:
+            return
+        item = evaluation.item
+        scores = evaluator_scores_parse(item.evaluator_scores)
+        scores[evaluation.evaluator] = EvaluatorScore.of_result(
+            status=evaluation.status, verdict=evaluation.verdict
+        )
+        item.evaluator_scores = evaluator_scores_text(scores)
+        item.save(update_fields=["evaluator_scores"])
 
 
 class ReviewFactory(factory.django.DjangoModelFactory):

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,129 +14,274 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Item',
+            name="Item",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('row_number', models.PositiveIntegerField()),
-                ('source_line', models.PositiveIntegerField()),
-                ('external_id', models.CharField(blank=True, max_length=200)),
-                ('problem', models.TextField(blank=True)),
-                ('gold', models.TextField()),
-                ('output', models.TextField()),
-                ('model_name', models.CharField(blank=True, max_length=200)),
-                ('subject', models.CharField(blank=True, max_length=200)),
-                ('sample_index', models.IntegerField(blank=True, null=True)),
-                ('finish_reason', models.CharField(blank=True, max_length=200)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('grade_state', models.CharField(choices=[('pending', 'Pending'), ('graded', 'Graded'), ('quarantined', 'Quarantined')], default='pending', max_length=16)),
-                ('grade_attempts', models.PositiveSmallIntegerField(default=0)),
-                ('graded_generation', models.PositiveIntegerField(default=0)),
-                ('graded_at', models.DateTimeField(blank=True, null=True)),
-                ('answer_type', models.CharField(blank=True, max_length=32)),
-                ('auto_verdict', models.CharField(blank=True, choices=[('correct', 'Correct'), ('incorrect', 'Incorrect')], max_length=16)),
-                ('needs_review', models.BooleanField(default=False)),
-                ('evaluators_disagree', models.BooleanField(default=False)),
-                ('review_reasons', models.JSONField(blank=True, default=list)),
-                ('final_verdict', models.CharField(blank=True, choices=[('correct', 'Correct'), ('incorrect', 'Incorrect'), ('gold_wrong', 'gold is wrong'), ('unclear', 'Unclear')], max_length=16)),
-                ('final_source', models.CharField(blank=True, choices=[('auto', 'Auto'), ('human', 'Human')], max_length=8)),
-                ('version', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("row_number", models.PositiveIntegerField()),
+                ("source_line", models.PositiveIntegerField()),
+                ("external_id", models.CharField(blank=True, max_length=200)),
+                ("problem", models.TextField(blank=True)),
+                ("gold", models.TextField()),
+                ("output", models.TextField()),
+                ("model_name", models.CharField(blank=True, max_length=200)),
+                ("subject", models.CharField(blank=True, max_length=200)),
+                ("sample_index", models.IntegerField(blank=True, null=True)),
+                ("finish_reason", models.CharField(blank=True, max_length=200)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "grade_state",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("graded", "Graded"),
+                            ("quarantined", "Quarantined"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("grade_attempts", models.PositiveSmallIntegerField(default=0)),
+                ("graded_generation", models.PositiveIntegerField(default=0)),
+                ("graded_at", models.DateTimeField(blank=True, null=True)),
+                ("answer_type", models.CharField(blank=True, max_length=32)),
+                (
+                    "auto_verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[("correct", "Correct"), ("incorrect", "Incorrect")],
+                        max_length=16,
+                    ),
+                ),
+                ("needs_review", models.BooleanField(default=False)),
+                ("evaluators_disagree", models.BooleanField(default=False)),
+                ("review_reasons", models.JSONField(blank=True, default=list)),
+                (
+                    "final_verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("correct", "Correct"),
+                            ("incorrect", "Incorrect"),
+                            ("gold_wrong", "gold is wrong"),
+                            ("unclear", "Unclear"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "final_source",
+                    models.CharField(
+                        blank=True, choices=[("auto", "Auto"), ("human", "Human")], max_length=8
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['row_number'],
+                "ordering": ["row_number"],
             },
         ),
         migrations.CreateModel(
-            name='Project',
+            name="Project",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Review',
+            name="Review",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(choices=[('correct', 'Correct'), ('incorrect', 'Incorrect'), ('gold_wrong', 'gold is wrong'), ('unclear', 'Unclear')], max_length=16)),
-                ('note', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('annotator', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='reviews', to=settings.AUTH_USER_MODEL)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='reviewer.item')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[
+                            ("correct", "Correct"),
+                            ("incorrect", "Incorrect"),
+                            ("gold_wrong", "gold is wrong"),
+                            ("unclear", "Unclear"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("note", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="reviews",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reviews",
+                        to="reviewer.item",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('model_name', models.CharField(blank=True, max_length=200)),
-                ('dataset', models.CharField(blank=True, max_length=200)),
-                ('source_filename', models.CharField(max_length=255)),
-                ('source_sha256', models.CharField(max_length=64)),
-                ('column_mapping', models.JSONField(default=dict)),
-                ('evaluators', models.JSONField(default=list)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('grading', 'Grading'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('grading_generation', models.PositiveIntegerField(default=1)),
-                ('total_rows', models.PositiveIntegerField(default=0)),
-                ('error_message', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('grading_queued_at', models.DateTimeField(blank=True, null=True)),
-                ('grading_started_at', models.DateTimeField(blank=True, null=True)),
-                ('grading_finished_at', models.DateTimeField(blank=True, null=True)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='reviewer.project')),
-                ('uploaded_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("model_name", models.CharField(blank=True, max_length=200)),
+                ("dataset", models.CharField(blank=True, max_length=200)),
+                ("source_filename", models.CharField(max_length=255)),
+                ("source_sha256", models.CharField(max_length=64)),
+                ("column_mapping", models.JSONField(default=dict)),
+                ("evaluators", models.JSONField(default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("grading", "Grading"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("grading_generation", models.PositiveIntegerField(default=1)),
+                ("total_rows", models.PositiveIntegerField(default=0)),
+                ("error_message", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("grading_queued_at", models.DateTimeField(blank=True, null=True)),
+                ("grading_started_at", models.DateTimeField(blank=True, null=True)),
+                ("grading_finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="reviewer.project",
+                    ),
+                ),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.AddField(
-            model_name='item',
-            name='run',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='reviewer.run'),
+            model_name="item",
+            name="run",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="items", to="reviewer.run"
+            ),
         ),
         migrations.CreateModel(
-            name='Evaluation',
+            name="Evaluation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('evaluator', models.CharField(max_length=64)),
-                ('evaluator_version', models.CharField(max_length=32)),
-                ('status', models.CharField(max_length=16)),
-                ('verdict', models.CharField(blank=True, choices=[('correct', 'Correct'), ('incorrect', 'Incorrect')], max_length=16)),
-                ('extracted', models.TextField(blank=True)),
-                ('extracted_latex', models.TextField(blank=True)),
-                ('gold_latex', models.TextField(blank=True)),
-                ('ms', models.FloatField(default=0)),
-                ('signals', models.JSONField(blank=True, default=list)),
-                ('detail', models.TextField(blank=True)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evaluations', to='reviewer.item')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("evaluator", models.CharField(max_length=64)),
+                ("evaluator_version", models.CharField(max_length=32)),
+                ("status", models.CharField(max_length=16)),
+                (
+                    "verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[("correct", "Correct"), ("incorrect", "Incorrect")],
+                        max_length=16,
+                    ),
+                ),
+                ("extracted", models.TextField(blank=True)),
+                ("extracted_latex", models.TextField(blank=True)),
+                ("gold_latex", models.TextField(blank=True)),
+                ("ms", models.FloatField(default=0)),
+                ("signals", models.JSONField(blank=True, default=list)),
+                ("detail", models.TextField(blank=True)),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="evaluations",
+                        to="reviewer.item",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['evaluator'],
-                'constraints': [models.UniqueConstraint(fields=('item', 'evaluator'), name='evaluation_unique')],
+                "ordering": ["evaluator"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("item", "evaluator"), name="evaluation_unique")
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.UniqueConstraint(fields=('project', 'source_sha256'), name='run_unique_source_per_project'),
+            model_name="run",
+            constraint=models.UniqueConstraint(
+                fields=("project", "source_sha256"), name="run_unique_source_per_project"
+            ),
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(fields=['run', 'grade_state'], name='reviewer_it_run_id_7adba5_idx'),
+            model_name="item",
+            index=models.Index(fields=["run", "grade_state"], name="reviewer_it_run_id_7adba5_idx"),
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(fields=['run', 'needs_review', 'row_number'], name='reviewer_it_run_id_b75497_idx'),
+            model_name="item",
+            index=models.Index(
+                fields=["run", "needs_review", "row_number"], name="reviewer_it_run_id_b75497_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.UniqueConstraint(fields=('run', 'row_number'), name='item_unique_row'),
+            model_name="item",
+            constraint=models.UniqueConstraint(
+                fields=("run", "row_number"), name="item_unique_row"
+            ),
         ),
     ]

