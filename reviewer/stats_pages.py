@@ -34,6 +34,7 @@ class Bar:
     width: float
     low_x: float
     high_x: float
+    css_class: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def runs_compare(request: HttpRequest) -> HttpResponse:
     return render(request, "reviewer/run_compare.html", context)
 
 
-def _bar(label: str, estimate: Estimate, index: int) -> Bar:
+def _bar(label: str, estimate: Estimate, index: int, css_class: str = "") -> Bar:
     def x(value: float | None) -> float:
         return round(BAR_LEFT + BAR_WIDTH * (value or 0), 1)
 
@@ -106,6 +107,7 @@ def _bar(label: str, estimate: Estimate, index: int) -> Bar:
         width=round(BAR_WIDTH * (estimate.value or 0), 1),
         low_x=x(estimate.low),
         high_x=x(estimate.high),
+        css_class=css_class,
     )
 
 
@@ -126,7 +128,10 @@ def _bar_geometry(*, rows: int) -> dict:
 def _accuracy_bars(result: stats.RunStats) -> list[Bar]:
     rows = [("jury (automatic)", result.summary.auto), ("after review", result.summary.final)]
     rows += [(e.evaluator, e.accuracy) for e in result.evaluator_accuracy]
-    return [_bar(label, estimate, index) for index, (label, estimate) in enumerate(rows)]
+    return [
+        _bar(label, estimate, index, "bar-main" if index < 2 else "")
+        for index, (label, estimate) in enumerate(rows)
+    ]
 
 
 def _comparison_bars(comparison: stats.RunComparison, runs) -> list[Bar]:
@@ -134,7 +139,10 @@ def _comparison_bars(comparison: stats.RunComparison, runs) -> list[Bar]:
         (f"A: {_short(runs[0].name)}", comparison.accuracy_a),
         (f"B: {_short(runs[1].name)}", comparison.accuracy_b),
     ]
-    return [_bar(label, estimate, index) for index, (label, estimate) in enumerate(rows)]
+    return [
+        _bar(label, estimate, index, f"bar-run-{index + 1}")
+        for index, (label, estimate) in enumerate(rows)
+    ]
 
 
 def _short(name: str, limit: int = 20) -> str:

@@ -6,6 +6,7 @@ gold, a compared pair), so a long-lived process grades repeated answers once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from typing import Protocol
@@ -20,6 +21,27 @@ class Evaluator(Protocol):
     def evaluate(self, gold: str, output: str) -> Evaluation:
         """Grade ``output`` against ``gold``; never raises for bad input, returns a status."""
         ...
+
+
+class TimedEvaluator:
+    """Base of our evaluators: ``_evaluate`` returns the Evaluation's fields; this names and
+    times it, so every evaluator reports its milliseconds the same way."""
+
+    name: str
+    version: str
+
+    def evaluate(self, gold: str, output: str) -> Evaluation:
+        started = time.perf_counter()
+        fields = self._evaluate(gold, output)
+        return Evaluation(
+            evaluator=self.name,
+            version=self.version,
+            ms=(time.perf_counter() - started) * 1000,
+            **fields,
+        )
+
+    def _evaluate(self, gold: str, output: str) -> dict:
+        raise NotImplementedError
 
 
 class UnknownEvaluatorError(ValueError):

@@ -10,10 +10,10 @@ word or (letters) its last stand-alone option letter. An output that offers both
 from __future__ import annotations
 
 import re
-import time
 
+from grading.evaluators import TimedEvaluator
 from grading.evaluators.extraction import MAX_OUTPUT_CHARS, output_tail
-from grading.types import Evaluation, Status, Verdict
+from grading.types import Status, Verdict
 
 # Long golds are not choice answers; looking at a prefix keeps this cheap on any input.
 _GOLD_PREFIX_CHARS = 300
@@ -95,7 +95,7 @@ def _last(pattern: re.Pattern, text: str) -> str | None:
     return found
 
 
-class ChoiceMatch:
+class ChoiceMatch(TimedEvaluator):
     """The committed yes/no/true/false or option letter against the gold's."""
 
     name = "choice"
@@ -103,16 +103,6 @@ class ChoiceMatch:
 
     def __init__(self, *, max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
         self.max_output_chars = max_output_chars
-
-    def evaluate(self, gold: str, output: str) -> Evaluation:
-        started = time.perf_counter()
-        fields = self._evaluate(gold, output)
-        return Evaluation(
-            evaluator=self.name,
-            version=self.version,
-            ms=(time.perf_counter() - started) * 1000,
-            **fields,
-        )
 
     def _evaluate(self, gold: str, output: str) -> dict:
         choice = gold_choice(gold)

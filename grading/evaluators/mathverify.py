@@ -8,7 +8,6 @@ unanchored text, no repair of malformed operators).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 
 import sympy
@@ -23,6 +22,7 @@ from math_verify import (
 from math_verify.grader import sympy_expr_eq
 from math_verify.parser import ExtractionTarget
 
+from grading.evaluators import TimedEvaluator
 from grading.evaluators.extraction import (
     MAX_NESTING,
     MAX_OUTPUT_CHARS,
@@ -40,7 +40,7 @@ from grading.evaluators.symbolic import (
     parse_text,
     to_latex,
 )
-from grading.types import Evaluation, Status, Verdict
+from grading.types import Status, Verdict
 
 # The prediction side of Math-Verify's recommended reward configuration.
 REWARD_PREDICTION_TARGETS: tuple[ExtractionTarget, ...] = (
@@ -77,7 +77,7 @@ def extraction_targets(match_types: Sequence[str], boxed_match_priority: int) ->
     return tuple(targets)
 
 
-class MathVerify:
+class MathVerify(TimedEvaluator):
     """Math-verify's parse and verify on the gold and the whole output."""
 
     name = "math_verify"
@@ -112,16 +112,6 @@ class MathVerify:
         self.wrap_bare_output = wrap_bare_output
         self.max_output_chars = max_output_chars
         self.max_nesting = max_nesting
-
-    def evaluate(self, gold: str, output: str) -> Evaluation:
-        started = time.perf_counter()
-        fields = self._evaluate(gold, output)
-        return Evaluation(
-            evaluator=self.name,
-            version=self.version,
-            ms=(time.perf_counter() - started) * 1000,
-            **fields,
-        )
 
     def _evaluate(self, gold: str, output: str) -> dict:
         if nesting_depth_exceeds(gold, self.max_nesting):

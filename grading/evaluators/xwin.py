@@ -10,10 +10,10 @@ structure is compared symbolically (math-verify's parse and verify, through the 
 from __future__ import annotations
 
 import re
-import time
 from fractions import Fraction
 from functools import lru_cache
 
+from grading.evaluators import TimedEvaluator
 from grading.evaluators.extraction import (
     MAX_NESTING,
     MAX_OUTPUT_CHARS,
@@ -26,7 +26,7 @@ from grading.evaluators.extraction import (
     text_after_marker,
 )
 from grading.evaluators.symbolic import compare, parse_answer, to_latex
-from grading.types import Evaluation, Status, Verdict
+from grading.types import Status, Verdict
 
 MULTI_NUMBER_POLICIES = ("strict", "model_include_gt", "gt_include_model")
 # int() refuses strings over 4300 digits; longer numbers compare as digit strings.
@@ -51,7 +51,7 @@ _LAST_NUMBER_OR_FORMULA = re.compile(
 )
 
 
-class XwinStrict:
+class XwinStrict(TimedEvaluator):
     """Xwin-Math's strict extraction: only explicit markers ("The answer is", "####")."""
 
     name = "strict"
@@ -75,17 +75,6 @@ class XwinStrict:
         self.max_output_chars = max_output_chars
         self.max_nesting = max_nesting
 
-    def evaluate(self, gold: str, output: str) -> Evaluation:
-        started = time.perf_counter()
-        fields = self._evaluate(gold, output)
-        return Evaluation(
-            evaluator=self.name,
-            version=self.version,
-            gold_latex=gold.strip(),
-            ms=(time.perf_counter() - started) * 1000,
-            **fields,
-        )
-
     def extract(self, output: str) -> str | None:
         """The answer text this policy finds in ``output``, or None."""
         answer = text_after_marker(output)
@@ -105,6 +94,9 @@ class XwinStrict:
         return next(group for group in last.groups() if group is not None)
 
     def _evaluate(self, gold: str, output: str) -> dict:
+        return {"gold_latex": gold.strip(), **self._judge(gold, output)}
+
+    def _judge(self, gold: str, output: str) -> dict:
         text, cut = output_tail(output, self.max_output_chars)
         detail = f"graded on the last {self.max_output_chars} characters" if cut else ""
         answer = self.extract(text)
