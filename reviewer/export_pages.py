@@ -47,7 +47,7 @@ class ExportForm(forms.Form):
 @require_POST
 def export_create(request: HttpRequest, run_id: int) -> HttpResponse:
     """Stream a small export straight away, or start a job and show its progress."""
-    run = access.run_for(request.user, run_id)
+    run = access.run_for(request.user, run_id, access.EXPORT)
     form = ExportForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose a format, which rows, and CSV's variant to export.")
@@ -78,7 +78,7 @@ def export_create(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_GET
 def export_detail(request: HttpRequest, export_id: int) -> HttpResponse:
     """An export's progress, then its files and dataset card; htmx polls the status part."""
-    job = exports.export_for(request.user, export_id)
+    job = access.export_for(request.user, export_id)
     htmx = request.htmx
     template = "reviewer/export_detail.html"
     if htmx and not htmx.history_restore_request and htmx.target == "export-status":
@@ -96,7 +96,7 @@ def export_detail(request: HttpRequest, export_id: int) -> HttpResponse:
 
 @require_GET
 def export_file(request: HttpRequest, export_id: int, part: str) -> FileResponse:
-    job = exports.export_for(request.user, export_id)
+    job = access.export_for(request.user, export_id)
     if part not in exports.PARTS:
         raise Http404("No such file.")
     try:

@@ -23,8 +23,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
 
-from reviewer import export
-from reviewer.access import projects_for
+from reviewer import access, export
 from reviewer.models import Evaluation, Export, Item, Review, ReviewVerdict, Run
 from reviewer.selectors import ItemFilters, item_filter
 
@@ -71,18 +70,6 @@ class StreamedExport:
 
 
 # ---- reads ------------------------------------------------------------------------------
-
-
-def export_for(user, export_id: int) -> Export:
-    """The export, or Http404 when it does not exist or ``user`` may not see its run."""
-    found = (
-        Export.objects.select_related("run__project", "user")
-        .filter(pk=export_id, run__project__in=projects_for(user))
-        .first()
-    )
-    if found is None:
-        raise Http404("No such export.")
-    return found
 
 
 def export_list(*, run: Run) -> QuerySet[Export]:
@@ -291,13 +278,26 @@ def export_start(
 
 
 def export_write(*, export_id: int) -> Export:
-    """Write an export's data, gold errata and dataset card from one snapshot of the run.
+    """Write an export's data, gold errata and dataset card from one snapshot of the run, if
+    the user who asked for it may still export (an export with no user is the command line's).
 
     Safe to run again (a re-delivered task rewrites the same files); a finished export is left
     as it is. Progress is committed on a second connection while the snapshot stays open.
     """
-    job = Export.objects.select_related("run__project").get(pk=export_id)
+    job = Export.objects.select_related("run__project", "user").get(pk=export_id)
     if job.status == Export.Status.DONE:
+        return job
+    # Checked again when the work starts: the user may have lost the role since asking.
+    if job.user is not None and not access.allows(
+        access.role_in(job.user, job.run.project), access.EXPORT
+    ):
+        Export.objects.filter(pk=job.pk).update(
+            status=Export.Status.FAILED,
+            error_message=f"{job.user.username} may no longer export this project's runs.",
+            finished_at=timezone.now(),
+        )
+        logger.warning("export %s refused: %s may no longer export", job.pk, job.user)
+        job.refresh_from_db()
         return job
     Export.objects.filter(pk=job.pk).update(
         status=Export.Status.RUNNING, started_at=timezone.now(), rows_done=0, error_message=""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import get_user_model
 
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.evaluators import DEFAULT_EVALUATORS
 from grading.reasons import MESSAGES as REASON_MESSAGES
 from grading.types import AnswerType
-from reviewer.models import ReviewVerdict
+from reviewer.models import Membership, ReviewVerdict
 
 DELIMITER_CHOICES = [
     ("", "Detect automatically"),
@@ -119,6 +120,20 @@ class RegradeForm(forms.Form):
     evaluators = forms.MultipleChoiceField(
         choices=EVALUATOR_CHOICES, widget=forms.CheckboxSelectMultiple
     )
+
+
+class MemberForm(forms.Form):
+    """Add a user to a project with a role, or change the role of a member."""
+
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=Membership.Role.choices)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(f"There is no active user named “{username}”.")
+        return user
 
 
 class ReviewForm(forms.Form):

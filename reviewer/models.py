@@ -1,4 +1,5 @@
-"""The reviewer's data: projects own runs, runs own items, items own evaluations and reviews."""
+"""The reviewer's data: projects own runs and members, runs own items, items own evaluations
+and reviews."""
 
 from collections.abc import Mapping
 
@@ -20,6 +21,32 @@ class Project(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class Membership(models.Model):
+    """A user's role in a project; what each role may do is decided in reviewer.access."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner"
+        ADJUDICATOR = "adjudicator"
+        ANNOTATOR = "annotator"
+        VIEWER = "viewer"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "user__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="membership_unique_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.project_id}: {self.role}"
 
 
 class Run(models.Model):

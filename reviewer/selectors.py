@@ -23,8 +23,8 @@ from django.db.models.functions import Concat
 from django.db.models.lookups import Contains, LessThan
 from django.utils import timezone
 
-from reviewer.access import projects_for
-from reviewer.models import EvaluatorScore, Item, Run, Verdict
+from reviewer import access
+from reviewer.models import EvaluatorScore, Item, Project, Run, Verdict
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
 # Knuth's multiplicative hash: consecutive ids land in unrelated buckets 0..99, the same in
@@ -109,10 +109,16 @@ class Neighbours:
     next_flagged_unreviewed_id: int | None
 
 
+def project_list(*, user) -> QuerySet[Project]:
+    """The projects ``user`` is a member of, by name, each with ``role`` (theirs) and
+    ``run_count``."""
+    return access.projects_with_role(user).annotate(run_count=Count("runs")).order_by("name")
+
+
 def run_list(*, user) -> QuerySet[Run]:
     """The runs ``user`` may see, newest first, with their item counts."""
     return (
-        Run.objects.filter(project__in=projects_for(user))
+        Run.objects.filter(project__in=access.projects_for(user))
         .select_related("project")
         .annotate(
             graded_count=Count("items", filter=~Q(items__grade_state=Item.GradeState.PENDING)),

@@ -16,11 +16,13 @@ from psycopg.types.json import Jsonb
 
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
 from grading.types import GradedSample
+from reviewer import access
 from reviewer.ingest import IngestError, SourceRow, preview_file, read_rows
 from reviewer.models import (
     Evaluation,
     EvaluatorScore,
     Item,
+    Membership,
     Project,
     Review,
     ReviewVerdict,
@@ -56,9 +58,95 @@ class UnknownEvaluatorsError(ValueError):
     pass
 
 
+class ProjectNameTakenError(Exception):
+    """A project of this name exists and the user is not one of its members."""
+
+    def __init__(self, *, name: str):
+        self.name = name
+        super().__init__(
+            f"a project named “{name}” already exists and you are not a member of it; "
+            "choose another name, or ask one of its owners to add you"
+        )
+
+
+class LastOwnerError(Exception):
+    """The change would leave the project without an owner."""
+
+    def __init__(self):
+        super().__init__("a project needs at least one owner; make someone else owner first")
+
+
+# ---- projects and members -------------------------------------------------------------------
+
+
 def project_get_or_create(*, name: str, user) -> Project:
-    project, _ = Project.objects.get_or_create(name=name.strip(), defaults={"created_by": user})
+    """The project of this name; a new one has ``user`` as its owner.
+
+    Names are unique across the site, so an existing project the user is not a member of
+    raises ProjectNameTakenError. ``user`` None is the command line, run by an operator.
+    """
+    with transaction.atomic():
+        project, created = Project.objects.get_or_create(
+            name=name.strip(), defaults={"created_by": user}
+        )
+        if created and user is not None:
+            Membership.objects.create(project=project, user=user, role=Membership.Role.OWNER)
+    if not created and user is not None and access.role_in(user, project) is None:
+        raise ProjectNameTakenError(name=project.name)
     return project
+
+
+def project_delete(*, project: Project, by) -> None:
+    """Delete the project with its runs, items, reviews and exports."""
+    name, pk = project.name, project.pk
+    project.delete()
+    logger.info("project %s (%s) deleted by %s", pk, name, by)
+
+
+def membership_set(*, project: Project, user, role: str, by) -> Membership:
+    """Add ``user`` to the project with ``role``, or change their role. Raises LastOwnerError
+    when that would leave the project without an owner."""
+    if role not in Membership.Role.values:
+        raise ValueError(f"unknown role {role!r}; choose one of {Membership.Role.values}")
+    with transaction.atomic():
+        _owners_locked(project)
+        membership = Membership.objects.filter(project=project, user=user).first()
+        if membership is None:
+            membership = Membership.objects.create(project=project, user=user, role=role)
+        elif membership.role != role:
+            if membership.role == Membership.Role.OWNER and _owner_count(project) == 1:
+                raise LastOwnerError()
+            membership.role = role
+            membership.save(update_fields=["role"])
+    logger.info("%s is %s of project %s (set by %s)", user, role, project.pk, by)
+    return membership
+
+
+def membership_remove(*, project: Project, user, by) -> bool:
+    """Take ``user`` out of the project; False if they were not a member. Raises
+    LastOwnerError for the project's last owner."""
+    with transaction.atomic():
+        _owners_locked(project)
+        membership = Membership.objects.filter(project=project, user=user).first()
+        if membership is None:
+            return False
+        if membership.role == Membership.Role.OWNER and _owner_count(project) == 1:
+            raise LastOwnerError()
+        membership.delete()
+    logger.info("%s removed from project %s by %s", user, project.pk, by)
+    return True
+
+
+def _owners_locked(project: Project) -> None:
+    """Lock the project row, so two owners demoting each other cannot both succeed."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+
+
+def _owner_count(project: Project) -> int:
+    return Membership.objects.filter(project=project, role=Membership.Role.OWNER).count()
+
+
+# ---- runs and reviews -----------------------------------------------------------------------
 
 
 def run_create(
@@ -327,8 +415,12 @@ def run_finish_if_done(*, run_id: int, generation: int) -> bool:
 
 
 def demo_load(*, user) -> Run:
-    """Load the demo run shipped with MathJury (or return it if it is already loaded)."""
-    project = project_get_or_create(name=DEMO_PROJECT, user=user)
+    """Load the demo run shipped with MathJury (or return it if it is already loaded), in a
+    project that ``user`` owns."""
+    project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"created_by": user})
+    Membership.objects.get_or_create(
+        project=project, user=user, defaults={"role": Membership.Role.OWNER}
+    )
     stored = upload_store_path(path=DEMO_FILE)
     try:
         return run_create(

@@ -5,6 +5,7 @@ broker under ``var/``); the same code runs in production with PostgreSQL and Red
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -79,6 +80,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "csp",
+    "axes",
     "reviewer",
 ]
 
@@ -96,6 +98,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "reviewer.urls"
@@ -136,6 +140,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so worker processes started by tests can open the test database.
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test_mathjury.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Login throttling (django-axes): after MATHJURY_LOGIN_FAILURE_LIMIT wrong passwords for one
+# username from one address, that pair is refused, right password or not, until the cool-off
+# ends. Counting the pair rather than the username alone keeps a stranger from locking
+# colleagues out; the API token endpoint goes through the same backend.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = _env_int("MATHJURY_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=_env_int("MATHJURY_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_CALLABLE = "reviewer.views.login_locked_out"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -274,11 +293,16 @@ CONTENT_SECURITY_POLICY = {
 
 _HTTPS = _env_bool("MATHJURY_HTTPS")
 SESSION_COOKIE_SECURE = _HTTPS
+SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SECURE = _HTTPS
 SECURE_SSL_REDIRECT = _HTTPS
 SECURE_HSTS_SECONDS = 31536000 if _HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _HTTPS
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if _HTTPS else None
 X_FRAME_OPTIONS = "DENY"
+# W021 asks for SECURE_HSTS_PRELOAD, which submits the whole domain to browsers' HTTPS-only
+# list for good; only the domain's owner can promise that, not an app's default settings.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 LOGGING = {
     "version": 1,

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewer import export_pages, stats_pages, views
+from reviewer import export_pages, member_pages, stats_pages, views
 
 urlpatterns = [
     path("", views.run_list, name="run_list"),
@@ -17,6 +17,12 @@ urlpatterns = [
     path("runs/<int:run_id>/exports/", export_pages.export_create, name="export_create"),
     path("exports/<int:export_id>/", export_pages.export_detail, name="export_detail"),
     path("exports/<int:export_id>/<str:part>", export_pages.export_file, name="export_file"),
+    path(
+        "projects/<int:project_id>/members/",
+        member_pages.project_members,
+        name="project_members",
+    ),
+    path("projects/<int:project_id>/delete/", member_pages.project_delete, name="project_delete"),
     path("api/", include("reviewer.api.urls")),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

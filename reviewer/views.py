@@ -13,6 +13,8 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -22,6 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url, trigger_client_event
 
 from reviewer import access, selectors, services, uploads
+from reviewer.api.errors import error_body
 from reviewer.forms import (
     ItemFilterForm,
     MappingForm,
@@ -62,10 +65,29 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return JsonResponse({"status": "ok"})
 
 
+def login_locked_out(request: HttpRequest, response=None, credentials=None) -> HttpResponse:
+    """django-axes' lockout response: the login page (or an API error) saying why and for how
+    long, with status 429."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    message = (
+        f"Too many failed logins: this account is locked on this computer for {minutes} "
+        "minutes. Try again later, or ask an administrator to unlock it."
+    )
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("locked_out", message), status=429)
+    # Unbound: validating the posted form would try the password once more.
+    form = AuthenticationForm(request, initial={"username": request.POST.get("username", "")})
+    context = {"form": form, "locked_out": message, "next": request.POST.get("next", "")}
+    return render(request, "registration/login.html", context, status=429)
+
+
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = selectors.run_list(user=request.user)
-    return render(request, "reviewer/run_list.html", {"runs": runs})
+    context = {
+        "runs": selectors.run_list(user=request.user),
+        "projects": selectors.project_list(user=request.user),
+    }
+    return render(request, "reviewer/run_list.html", context)
 
 
 # ---- upload -------------------------------------------------------------------------------
@@ -112,7 +134,7 @@ def upload(request: HttpRequest) -> HttpResponse:
 def _upload_page(request, *, upload_form, status=200, **context) -> HttpResponse:
     context |= {
         "upload_form": upload_form,
-        "projects": access.projects_for(request.user),
+        "projects": access.projects_for(request.user, access.UPLOAD),
         "max_upload_bytes": settings.MATHJURY_UPLOAD_MAX_BYTES,
     }
     return render(request, "reviewer/upload.html", context, status=status)
@@ -136,10 +158,20 @@ def _mapping_page(request, *, stored, data, initial, create=False) -> HttpRespon
         needs_confirmation=list(preview.needs_confirmation),
     )
     context = {"problems": None, "duplicate": None}
+    refused = None  # the status of a refusal: another's project name, or the wrong role
     if create and form.is_valid():
-        project = services.project_get_or_create(
-            name=form.cleaned_data["project"], user=request.user
-        )
+        try:
+            project = services.project_get_or_create(
+                name=form.cleaned_data["project"], user=request.user
+            )
+            access.require(request.user, project, access.UPLOAD)
+        except services.ProjectNameTakenError as error:
+            form.add_error(None, str(error))
+            refused = 409
+        except PermissionDenied as error:
+            form.add_error(None, str(error))
+            refused = 403
+    if create and form.is_valid():
         try:
             run = services.run_create(
                 project=project,
@@ -167,6 +199,7 @@ def _mapping_page(request, *, stored, data, initial, create=False) -> HttpRespon
         "preview_rows": [[row.get(c, "") for c in preview.columns] for row in preview.rows],
     }
     status = 200 if data is None or form.is_valid() and not context["problems"] else 400
+    status = refused or status
     return render(request, "reviewer/upload.html", context, status=status)
 
 
@@ -205,7 +238,7 @@ def _item_filters(request: HttpRequest) -> tuple[ItemFilterForm, ItemFilters, st
 @vary_on_headers("HX-Request", "HX-Target")
 @require_GET
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = access.run_for(request.user, run_id)
+    run = access.run_for(request.user, run_id, access.VIEW)
     filter_form, filters, filter_query = _item_filters(request)
     progress = selectors.run_progress(run=run)
     grading = run.status in (Run.Status.QUEUED, Run.Status.GRADING)
@@ -221,6 +254,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "filter_query": filter_query,
         "page": page,
         "regrade_form": RegradeForm(initial={"evaluators": run.evaluators}),
+        "allowed": access.actions_of(run.role),
     }
     template = _template(request, "reviewer/run_detail.html", ("summary", "items"))
     response = render(request, template, context)
@@ -232,7 +266,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_POST
 def run_regrade(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = access.run_for(request.user, run_id)
+    run = access.run_for(request.user, run_id, access.REGRADE)
     form = RegradeForm(request.POST)
     if form.is_valid():
         services.run_regrade(run=run, evaluators=form.cleaned_data["evaluators"], user=request.user)
@@ -304,6 +338,7 @@ def _item_context(*, item: Item, filters: ItemFilters, filter_query: str) -> dic
             for index, verdict in enumerate(VERDICT_KEYS, start=1)
         ],
         "review_form": ReviewForm(initial={"expected_version": item.version}),
+        "allowed": access.actions_of(item.role),
     }
 
 
@@ -316,7 +351,8 @@ def _item_url(item_id: int, filter_query: str) -> str:
 @require_http_methods(["GET", "POST"])
 def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
     """One row to review. A POST saves a verdict and moves to the next row of the filter."""
-    item = access.item_for(request.user, item_id)
+    action = access.REVIEW if request.method == "POST" else access.VIEW
+    item = access.item_for(request.user, item_id, action)
     _, filters, filter_query = _item_filters(request)
     template = _template(request, "reviewer/item_detail.html", ("item",))
 
@@ -346,6 +382,7 @@ def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
             "Someone else reviewed this row while you were looking at it; "
             "this is its current state. Your verdict was not saved.",
         )
+        error.item.role = item.role
         return page(error.item, status=409)
     messages.success(
         request, f"Row {item.row_number} saved as “{ReviewVerdict(review.verdict).label}”."

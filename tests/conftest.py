@@ -20,7 +20,7 @@ from django.db import connection
 
 from reviewer.celery import app as celery_app
 from reviewer.uploads import StoredUpload, upload_store
-from tests.factories import UserFactory
+from tests.factories import TEST_USERNAME, UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT.parent / "shared"
@@ -37,7 +37,8 @@ def _isolated_uploads(settings, tmp_path: Path) -> None:
 
 @pytest.fixture
 def user(db):
-    return UserFactory()
+    """The logged-in user of most tests: owner of every project ProjectFactory makes."""
+    return UserFactory(username=TEST_USERNAME)
 
 
 @pytest.fixture

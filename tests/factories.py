@@ -7,6 +7,7 @@ from reviewer.models import (
     Evaluation,
     EvaluatorScore,
     Item,
+    Membership,
     Project,
     Review,
     Run,
@@ -24,12 +25,30 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password("correct horse battery staple")
 
 
+# The user the ``user`` fixture logs in as. Projects are made by this user, who is their owner,
+# unless a test names another creator: tests about anything but roles see their own data.
+TEST_USERNAME = "reviewer"
+
+
 class ProjectFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Project
+        skip_postgeneration_save = True
 
     name = factory.Sequence(lambda n: f"Project {n}")
-    created_by = factory.SubFactory(UserFactory)
+    created_by = factory.SubFactory(UserFactory, username=TEST_USERNAME)
+
+    @factory.post_generation
+    def members(project, create, extracted, **kwargs):
+        """The creator is owner, as project_get_or_create makes them; ``members={user: role}``
+        adds others."""
+        if not create:
+            return
+        roles = {project.created_by: Membership.Role.OWNER} if project.created_by else {}
+        roles.update(extracted or {})
+        Membership.objects.bulk_create(
+            [Membership(project=project, user=user, role=role) for user, role in roles.items()]
+        )
 
 
 class RunFactory(factory.django.DjangoModelFactory):

@@ -3,6 +3,8 @@ what to change."""
 
 from __future__ import annotations
 
+from axes.exceptions import AxesBackendPermissionDenied
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
@@ -12,7 +14,7 @@ from rest_framework.views import exception_handler
 
 from reviewer.exports import ExportNotReadyError, ExportTooLargeToStreamError
 from reviewer.ingest import IngestError
-from reviewer.services import UnknownEvaluatorsError
+from reviewer.services import LastOwnerError, ProjectNameTakenError, UnknownEvaluatorsError
 from reviewer.stats import UnknownBreakdownError
 from reviewer.uploads import UnknownUploadError
 
@@ -58,6 +60,23 @@ def api_exception_handler(exc, context) -> Response | None:
 
 
 def _domain_error(exc) -> Response | None:
+    if isinstance(exc, AxesBackendPermissionDenied):
+        # Raised by the login backend while this username is locked out (django-axes).
+        message = (
+            f"Too many failed logins: this account is locked for "
+            f"{int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)} minutes."
+        )
+        return Response(error_body("locked_out", message), status=settings.AXES_HTTP_RESPONSE_CODE)
+    if isinstance(exc, ProjectNameTakenError):
+        return Response(
+            error_body("name_taken", str(exc).capitalize() + "."),
+            status=status.HTTP_409_CONFLICT,
+        )
+    if isinstance(exc, LastOwnerError):
+        return Response(
+            error_body("last_owner", str(exc).capitalize() + "."),
+            status=status.HTTP_409_CONFLICT,
+        )
     if isinstance(exc, IngestError):
         body = error_body(
             "invalid_file",

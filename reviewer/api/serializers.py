@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -12,17 +13,42 @@ from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.types import AnswerType
 from reviewer import exports
 from reviewer.ingest import CANONICAL_FIELDS, DELIMITERS
-from reviewer.models import Evaluation, Export, Item, Project, Review, ReviewVerdict, Run
+from reviewer.models import (
+    Evaluation,
+    Export,
+    Item,
+    Membership,
+    Project,
+    Review,
+    ReviewVerdict,
+    Run,
+)
 from reviewer.selectors import ItemFilters
 
 MAX_JSON_ROWS = 50_000
 
 
 class ProjectSerializer(serializers.ModelSerializer):
+    role = serializers.SerializerMethodField(help_text="your role in the project")
+
     class Meta:
         model = Project
-        fields = ["id", "name", "created_at"]
+        fields = ["id", "name", "role", "created_at"]
         read_only_fields = ["id", "created_at"]
+
+    def get_role(self, project) -> str | None:
+        return getattr(project, "role", None)
+
+
+class MembershipSerializer(serializers.Serializer):
+    """A member: input ``username`` and ``role``; output the same."""
+
+    username = serializers.SlugRelatedField(
+        source="user",
+        slug_field="username",
+        queryset=get_user_model().objects.filter(is_active=True),
+    )
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
 
 
 class ProjectCreateSerializer(serializers.Serializer):

@@ -15,6 +15,16 @@ urlpatterns = [
     path("token/", views.TokenView.as_view(), name="token"),
     path("projects/", views.ProjectList.as_view(), name="project_list"),
     path("projects/<int:project_id>/", views.ProjectDetail.as_view(), name="project_detail"),
+    path(
+        "projects/<int:project_id>/members/",
+        views.ProjectMembers.as_view(),
+        name="project_members",
+    ),
+    path(
+        "projects/<int:project_id>/members/<str:username>/",
+        views.ProjectMember.as_view(),
+        name="project_member",
+    ),
     path("runs/", views.RunList.as_view(), name="run_list"),
     path("runs/compare/", views.RunCompareView.as_view(), name="run_compare"),
     path("runs/<int:run_id>/", views.RunDetail.as_view(), name="run_detail"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from axes.exceptions import AxesBackendPermissionDenied
 from django.contrib.auth.decorators import login_not_required
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import Prefetch, prefetch_related_objects
@@ -13,6 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,7 +28,7 @@ from reviewer.api.pagination import (
     RowOrderPagination,
 )
 from reviewer.export import CONTENT_TYPES
-from reviewer.models import Review, Run
+from reviewer.models import Membership, Review, Run
 
 ERROR = OpenApiResponse(description='{"error": {"code", "message", "fields"?}}')
 
@@ -47,6 +49,16 @@ class TokenView(ObtainAuthToken):
     def as_view(cls, **initkwargs):
         return login_not_required(super().as_view(**initkwargs))
 
+    def post(self, request: Request, *args, **kwargs) -> Response:
+        """The token; 429 while django-axes has this username locked out. Axes flags DRF's
+        request, which its middleware never sees, so the flag is read here."""
+        try:
+            return super().post(request, *args, **kwargs)
+        except ValidationError:
+            if getattr(request, "axes_locked_out", False):
+                raise AxesBackendPermissionDenied("locked out") from None
+            raise
+
 
 # ---- projects -----------------------------------------------------------------------------
 
@@ -56,7 +68,7 @@ class ProjectList(ApiView):
     pagination_class = NewestFirstPagination
 
     def get_queryset(self):
-        return access.projects_for(self.request.user)
+        return access.projects_with_role(self.request.user)
 
     @extend_schema(operation_id="projects_list")
     def get(self, request: Request) -> Response:
@@ -76,7 +88,7 @@ class ProjectList(ApiView):
         existed = access.projects_for(request.user).filter(name=name.strip()).exists()
         project = services.project_get_or_create(name=name, user=request.user)
         return Response(
-            s.ProjectSerializer(project).data,
+            s.ProjectSerializer(access.project_for(request.user, project.pk)).data,
             status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
         )
 
@@ -86,11 +98,58 @@ class ProjectDetail(ApiView):
 
     @extend_schema(responses={200: s.ProjectSerializer, 404: ERROR})
     def get(self, request: Request, project_id: int) -> Response:
-        """One project."""
-        project = access.projects_for(request.user).filter(pk=project_id).first()
-        if project is None:
-            raise Http404("No such project.")
-        return Response(s.ProjectSerializer(project).data)
+        """One project, with your role in it."""
+        return Response(s.ProjectSerializer(access.project_for(request.user, project_id)).data)
+
+    @extend_schema(responses={204: None, 403: ERROR, 404: ERROR})
+    def delete(self, request: Request, project_id: int) -> Response:
+        """Delete the project with its runs, reviews and exports (owners only)."""
+        project = access.project_for(request.user, project_id, access.MANAGE)
+        services.project_delete(project=project, by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ProjectMembers(ApiView):
+    serializer_class = s.MembershipSerializer
+    pagination_class = None
+
+    @extend_schema(responses={200: s.MembershipSerializer(many=True), 404: ERROR})
+    def get(self, request: Request, project_id: int) -> Response:
+        """The project's members and their roles."""
+        project = access.project_for(request.user, project_id)
+        members = Membership.objects.filter(project=project).select_related("user")
+        return Response(self.get_serializer(members, many=True).data)
+
+    @extend_schema(
+        request=s.MembershipSerializer,
+        responses={200: s.MembershipSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        """Add a member with a role, or change a member's role (owners only)."""
+        project = access.project_for(request.user, project_id, access.MANAGE)
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        membership = services.membership_set(
+            project=project,
+            user=serializer.validated_data["user"],
+            role=serializer.validated_data["role"],
+            by=request.user,
+        )
+        return Response(self.get_serializer(membership).data)
+
+
+class ProjectMember(ApiView):
+    serializer_class = s.MembershipSerializer
+
+    @extend_schema(responses={204: None, 403: ERROR, 404: ERROR, 409: ERROR})
+    def delete(self, request: Request, project_id: int, username: str) -> Response:
+        """Take a member out of the project (owners only; never its last owner)."""
+        project = access.project_for(request.user, project_id, access.MANAGE)
+        member = Membership.objects.filter(project=project, user__username=username).first()
+        if member is None:
+            raise Http404(f"{username} is not a member of this project.")
+        services.membership_remove(project=project, user=member.user, by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # ---- runs ---------------------------------------------------------------------------------
@@ -140,6 +199,7 @@ class RunList(ApiView):
         else:
             stored = uploads.upload_store(file=_rows_as_jsonl(data["rows"], data["name"]))
         project = services.project_get_or_create(name=data["project"], user=request.user)
+        access.require(request.user, project, access.UPLOAD)
         try:
             run = services.run_create(
                 project=project,
@@ -187,7 +247,7 @@ class RunRegrade(ApiView):
     @extend_schema(responses={202: s.RunDetailSerializer, 400: ERROR, 404: ERROR})
     def post(self, request: Request, run_id: int) -> Response:
         """Grade the run again with these evaluators; human reviews are kept."""
-        run = access.run_for(request.user, run_id)
+        run = access.run_for(request.user, run_id, access.REGRADE)
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         run = services.run_regrade(
@@ -269,7 +329,7 @@ class ItemReviews(ApiView):
     def post(self, request: Request, item_id: int) -> Response:
         """Decide an item. Send ``expected_version`` (the item's version you saw) to get 409
         with the item's current state instead of overwriting someone else's decision."""
-        item = access.item_for(request.user, item_id)
+        item = access.item_for(request.user, item_id, access.REVIEW)
         serializer = s.ReviewCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key", "").strip()
@@ -308,7 +368,7 @@ class RunExports(ApiView):
     @extend_schema(responses={200: s.ExportSerializer(many=True), 404: ERROR})
     def get(self, request: Request, run_id: int) -> Response:
         """The run's exports, newest first."""
-        run = access.run_for(request.user, run_id)
+        run = access.run_for(request.user, run_id, access.EXPORT)
         page = self.paginate_queryset(exports.export_list(run=run))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
@@ -318,7 +378,7 @@ class RunExports(ApiView):
     )
     def post(self, request: Request, run_id: int) -> Response:
         """Start an export in the background; poll ``/api/exports/<id>/`` for its progress."""
-        run = access.run_for(request.user, run_id)
+        run = access.run_for(request.user, run_id, access.EXPORT)
         serializer = s.ExportStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         job = exports.export_start(
@@ -349,7 +409,7 @@ class RunExportStream(ApiView):
     def get(self, request: Request, run_id: int) -> StreamingHttpResponse:
         """Download a small export directly (no dataset card); larger ones answer 400 and
         ask for an export job."""
-        run = access.run_for(request.user, run_id)
+        run = access.run_for(request.user, run_id, access.EXPORT)
         serializer = s.ExportStartSerializer(data=request.query_params)
         serializer.is_valid(raise_exception=True)
         streamed = exports.export_stream(
@@ -369,7 +429,7 @@ class ExportDetail(ApiView):
     @extend_schema(responses={200: s.ExportSerializer, 404: ERROR})
     def get(self, request: Request, export_id: int) -> Response:
         """An export's status and progress; ``downloads`` has its links once it is done."""
-        return Response(self.get_serializer(exports.export_for(request.user, export_id)).data)
+        return Response(self.get_serializer(access.export_for(request.user, export_id)).data)
 
 
 _PART_TYPES = {"card.md": "text/markdown; charset=utf-8", "card.json": "application/json"}
@@ -384,7 +444,7 @@ class ExportDownload(ApiView):
     )
     def get(self, request: Request, export_id: int) -> FileResponse:
         """A finished export's data file, its gold errata, or its dataset card."""
-        job = exports.export_for(request.user, export_id)
+        job = access.export_for(request.user, export_id)
         serializer = s.ExportPartSerializer(data=request.query_params)
         serializer.is_valid(raise_exception=True)
         part = serializer.validated_data["part"]

@@ -85,7 +85,7 @@ def test_reviewer_opens_the_rows_behind_a_confusion_matrix_cell(live_server, bro
     # Given a graded run reviewed by two people, and the same problems graded again
     reviewer = UserFactory(username="alice")
     annotators = (reviewer, UserFactory(username="bob"))
-    project = ProjectFactory(name="Stats browser test")
+    project = ProjectFactory(name="Stats browser test", created_by=reviewer)
     run = _graded_run(project, "qwen sample", annotators, seed=4)
     after = _graded_run(project, "qwen sample, new prompt", annotators, seed=5)
     expected = set(

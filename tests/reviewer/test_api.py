@@ -11,7 +11,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from reviewer import exports
-from reviewer.models import Export, Item, Review, Run
+from reviewer.models import Export, Item, Membership, Review, Run
 from tests.factories import (
     EvaluationFactory,
     GradedItemFactory,
@@ -432,8 +432,10 @@ def test_a_review_becomes_the_final_verdict_and_bumps_the_version(api, user):
 def test_a_review_on_a_stale_version_gets_409_with_the_current_state(api):  # F1
     # Given someone else decided the item after this client loaded it (version 0)
     item = graded_run().items.get(external_id="flagged")
+    colleague = UserFactory(username="colleague")
+    item.run.project.memberships.create(user=colleague, role=Membership.Role.ANNOTATOR)
     other = APIClient()
-    other.force_authenticate(UserFactory(username="colleague"))
+    other.force_authenticate(colleague)
     other.post(f"/api/items/{item.pk}/reviews/", {"verdict": "gold_wrong"}, format="json")
 
     # When this client saves its verdict for version 0

@@ -75,3 +75,22 @@ def test_items_graded_before_the_scores_existed_get_them_from_their_evaluations(
         waiting.pk: "",
         correct.pk: "exact:c math_verify:c strict:c",
     }
+
+
+def test_the_creator_of_a_project_from_before_roles_becomes_its_owner(migrator):
+    # Given projects made before memberships existed, one by a user and one by nobody
+    apps = migrator(WITH_SCORES)
+    User = apps.get_model("auth", "User")
+    Project = apps.get_model("reviewer", "Project")
+    alice = User.objects.create(username="alice")
+    made = Project.objects.create(name="made by alice", created_by=alice)
+    Project.objects.create(name="imported by an operator")
+
+    # When the membership migration runs
+    apps = migrator(("reviewer", "0004_membership"))
+
+    # Then alice owns her project and the other has no members
+    members = apps.get_model("reviewer", "Membership").objects.values_list(
+        "project_id", "user_id", "role"
+    )
+    assert list(members) == [(made.pk, alice.pk, "owner")]

@@ -10,7 +10,7 @@ from django.utils import timezone
 from reviewer import selectors
 from reviewer.models import Item, Run
 from reviewer.selectors import ItemFilters
-from tests.factories import GradedItemFactory, ItemFactory, RunFactory, UserFactory
+from tests.factories import GradedItemFactory, ItemFactory, RunFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -125,8 +125,7 @@ def test_neighbours_of_a_row_that_just_left_the_filter(run):
     assert run.items.get(pk=neighbours.next_id).row_number == 3
 
 
-def test_run_list_counts_without_a_query_per_run(run, django_assert_num_queries):
-    user = UserFactory()
+def test_run_list_counts_without_a_query_per_run(run, user, django_assert_num_queries):
     RunFactory.create_batch(3)
     with django_assert_num_queries(1):
         runs = list(selectors.run_list(user=user))

@@ -667,7 +667,10 @@ def test_demo_command_prints_credentials_that_log_in_and_loads_the_demo_run(clie
     # Then it says how to log in, the credentials work, and the demo run is there
     out = capsys.readouterr().out
     assert "username: demo" in out and "password: a demo password 123" in out
-    assert client.login(username="demo", password="a demo password 123")
+    logged_in = client.post(
+        reverse("login"), {"username": "demo", "password": "a demo password 123"}
+    )
+    assert logged_in.status_code == 302 and logged_in["Location"] == reverse("run_list")
     run = Run.objects.get(project__name="Demo")
     assert run.total_rows >= 40
     response = client.get(reverse("run_detail", args=[run.id]))
