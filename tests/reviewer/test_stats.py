@@ -323,7 +323,8 @@ def test_review_queue_puts_split_evaluators_then_flags_then_the_audit_sample_fir
     assert Item.objects.get(pk=neighbours.next_id).row_number == rest[0]
 
 
-def test_audit_sample_is_about_the_configured_share_and_stable():
+def test_audit_sample_is_about_the_configured_share_and_stable(settings):
+    settings.MATHJURY_AUDIT_PERCENT = 5
     run = RunFactory()
     GradedItemFactory.create_batch(400, run=run)
 
