@@ -24,33 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import psycopg
+from benchdb import bench_database, bench_url, django_setup
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT.parent / "shared" / "samples" / "qwen25_math_cot_100x8.csv"
 BENCH_DB = "mathjury_bench_export"
 FORMATS = (("csv", "raw"), ("csv", "spreadsheet"), ("jsonl", "raw"), ("parquet", "raw"))
 EVALUATORS = ("math_verify", "math_verify_strict", "strict", "flex", "exact", "choice")
-
-
-def server_url(url: str, database: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{database}"
-
-
-def django_setup(url: str, workdir: Path) -> None:
-    os.environ.update(
-        DATABASE_URL=url,
-        MATHJURY_DATA_DIR=str(workdir / "data"),
-        MATHJURY_EXPORT_DIR=str(workdir / "exports"),
-        SECRET_KEY="bench-only",
-        DJANGO_SETTINGS_MODULE="reviewer.settings",
-        LOG_LEVEL="WARNING",
-    )
-    sys.path.insert(0, str(REPO_ROOT))
-    import django
-
-    django.setup()
 
 
 def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
@@ -104,11 +84,13 @@ def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
                         (item_id, evaluator, "1", "ok", verdict, "42", "42", "42", 1.5, "[]", "")
                     )
         with cursor.cursor.copy(
-            f"COPY {reviews} (item_id, annotator_id, verdict, note, created_at, "  # noqa: S608
+            f"COPY {reviews} (item_id, annotator_id, verdict, kind, note, created_at, "  # noqa: S608
             "idempotency_key) FROM STDIN"
         ) as copy:
             for item_id in ids[::20]:
-                copy.write_row((item_id, user.pk, "gold_wrong", "=the gold is wrong", "now", ""))
+                copy.write_row(
+                    (item_id, user.pk, "gold_wrong", "review", "=the gold is wrong", "now", "")
+                )
         cursor.execute(
             f"UPDATE {items} SET final_verdict = 'gold_wrong', final_source = 'human', "  # noqa: S608
             f"version = 1 WHERE id IN (SELECT item_id FROM {reviews})"
@@ -118,7 +100,7 @@ def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
 
 def measure_one(url: str, workdir: Path, run_id: int, format: str, variant: str) -> None:
     """In a fresh process: write one export and print rows, seconds and peak RSS as JSON."""
-    django_setup(url, workdir)
+    django_setup(url, workdir, migrate=False)
     from reviewer import exports
     from reviewer.models import Run
     from reviewer.selectors import ItemFilters
@@ -156,30 +138,22 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--measure", nargs=4, metavar=("WORKDIR", "RUN", "FORMAT", "VARIANT"))
     args = parser.parse_args()
-    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     if args.measure:
         workdir, run_id, format, variant = args.measure
-        measure_one(server_url(url, BENCH_DB), Path(workdir), int(run_id), format, variant)
+        measure_one(bench_url(BENCH_DB), Path(workdir), int(run_id), format, variant)
         return
 
-    admin_url = server_url(url, "postgres")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        admin.execute(f"CREATE DATABASE {BENCH_DB}")
-    workdir = Path(tempfile.mkdtemp(prefix="mathjury-bench-export-"))
-    try:
-        run_benchmark(url=server_url(url, BENCH_DB), workdir=workdir, args=args)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+    with (
+        bench_database(BENCH_DB) as url,
+        tempfile.TemporaryDirectory(prefix="mathjury-bench-export-") as workdir,
+    ):
+        run_benchmark(url=url, workdir=Path(workdir), args=args)
 
 
 def run_benchmark(*, url: str, workdir: Path, args) -> None:
     django_setup(url, workdir)
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     user = get_user_model().objects.create(username="bench")
     sizes = (args.rows // 5, args.rows)
     runs = {}

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-import psycopg
+from benchdb import bench_database, django_setup
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT.parent / "shared" / "samples" / "qwen25_math_cot_100x8.csv"
@@ -37,53 +35,28 @@ def build_csv(path: Path, rows: int) -> None:
             writer.writerow(row)
 
 
-def server_url(url: str, database: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{database}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    admin_url = server_url(url, "postgres")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB}")
-        admin.execute(f"CREATE DATABASE {BENCH_DB}")
-    workdir = Path(tempfile.mkdtemp(prefix="mathjury-bench-"))
-    try:
-        run_benchmark(
-            url=server_url(url, BENCH_DB), workdir=workdir, rows=args.rows, repeats=args.repeats
-        )
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+    with (
+        bench_database(BENCH_DB) as url,
+        tempfile.TemporaryDirectory(prefix="mathjury-bench-") as workdir,
+    ):
+        run_benchmark(url=url, workdir=Path(workdir), rows=args.rows, repeats=args.repeats)
 
 
 def run_benchmark(*, url: str, workdir: Path, rows: int, repeats: int) -> None:
-    os.environ.update(
-        DATABASE_URL=url,
-        MATHJURY_DATA_DIR=str(workdir / "data"),
-        SECRET_KEY="bench-only",
-        DJANGO_SETTINGS_MODULE="reviewer.settings",
-        LOG_LEVEL="WARNING",
-    )
-    sys.path.insert(0, str(REPO_ROOT))
-    import django
-
-    django.setup()
+    django_setup(url, workdir)
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
     from reviewer import services
     from reviewer.ingest import preview_file, read_rows
     from reviewer.uploads import upload_store_path
 
-    call_command("migrate", verbosity=0)
     user = get_user_model().objects.create(username="bench")
 
     source = workdir / "bench.csv"

@@ -13,17 +13,14 @@ from the run's items.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-import psycopg
+from benchdb import bench_database, django_setup
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 BENCH_DB = "mathjury_bench_stats"
 # evaluator -> (chance of a wrong verdict, chance of finding no answer)
 EVALUATORS = {
@@ -39,11 +36,6 @@ ANSWER_TYPES = ("integer", "fraction", "expression", "decimal", "interval_or_set
 DETECTOR_REASONS = ("truncated", "hedged", "multiple_answers", "string_fallback")
 
 
-def server_url(url: str, database: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{database}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -51,34 +43,17 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
 
-    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    admin_url = server_url(url, "postgres")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        admin.execute(f"CREATE DATABASE {BENCH_DB}")
-    try:
-        run_benchmark(url=server_url(url, BENCH_DB), rows=args.rows, repeats=args.repeats)
-    finally:
-        if not args.keep:
-            with psycopg.connect(admin_url, autocommit=True) as admin:
-                admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+    with (
+        bench_database(BENCH_DB, keep=args.keep) as url,
+        tempfile.TemporaryDirectory(prefix="mathjury-bench-stats-") as workdir,
+    ):
+        run_benchmark(url=url, workdir=Path(workdir), rows=args.rows, repeats=args.repeats)
 
 
-def run_benchmark(*, url: str, rows: int, repeats: int) -> None:
-    os.environ.update(
-        DATABASE_URL=url,
-        MATHJURY_DATA_DIR=tempfile.mkdtemp(prefix="mathjury-bench-stats-"),
-        SECRET_KEY="bench-only",
-        DJANGO_SETTINGS_MODULE="reviewer.settings",
-        LOG_LEVEL="WARNING",
-    )
-    sys.path.insert(0, str(REPO_ROOT))
-    import django
-
-    django.setup()
+def run_benchmark(*, url: str, workdir: Path, rows: int, repeats: int) -> None:
+    django_setup(url, workdir)
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from django.test.utils import override_settings
@@ -86,7 +61,6 @@ def run_benchmark(*, url: str, rows: int, repeats: int) -> None:
     from reviewer.models import Run
     from reviewer.stats import run_stats
 
-    call_command("migrate", verbosity=0)
     started = time.perf_counter()
     run_id, user_id = build_run(connection, rows=rows)
     with connection.cursor() as cursor:
@@ -138,10 +112,11 @@ def build_run(connection, *, rows: int) -> tuple[int, int]:
     """COPY a graded run with evaluations and reviews; returns (run id, first annotator id)."""
     from django.contrib.auth import get_user_model
 
-    from reviewer.models import Project, Run
+    from reviewer import services
+    from reviewer.models import Run
 
     annotators = [get_user_model().objects.create(username=f"annotator{n}") for n in range(3)]
-    project = Project.objects.create(name="bench", created_by=annotators[0])
+    project = services.project_get_or_create(name="bench", user=annotators[0])
     run = Run.objects.create(
         project=project,
         name="bench: 100k rows",
@@ -233,7 +208,7 @@ def _copy_items(
         "subject, sample_index, finish_reason, extra, grade_state, grade_attempts, "
         "graded_generation, graded_at, answer_type, auto_verdict, needs_review, "
         "evaluators_disagree, review_reasons, evaluator_scores, final_verdict, final_source, "
-        "version"
+        "version, review_stage, pair_key"
     )
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY reviewer_item ({columns}) FROM STDIN") as copy:
@@ -274,6 +249,8 @@ def _copy_items(
                         verdict,
                         "auto",
                         0,
+                        "",
+                        "",
                     )
                 )
         cursor.execute(

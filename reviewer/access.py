@@ -11,12 +11,16 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.http import Http404
 
-from reviewer.models import Export, Item, Membership, Project, Run
+from reviewer.models import Assignment, Export, Item, Membership, Project, Review, Ruling, Run
 
 Role = Membership.Role
+Stage = Item.ReviewStage
 
 VIEW = "view"  # pages, items, statistics, the API's reads
-REVIEW = "review"  # save a verdict on an item
+REVIEW = "review"  # save a verdict on an item (which items: review_kind)
+RULE = "rule"  # apply an equivalence ruling to the rows sharing a gold and prediction
+ADJUDICATE = "adjudicate"  # decide rows whose blind reviews disagree; see others' blind verdicts
+ASSIGN = "assign"  # split a run's review queue among annotators
 UPLOAD = "upload"  # create a run in the project
 REGRADE = "regrade"
 EXPORT = "export"  # export jobs, streamed exports and their files
@@ -25,6 +29,9 @@ MANAGE = "manage"  # members, and deleting the project
 ROLES_FOR: dict[str, frozenset[str]] = {
     VIEW: frozenset(Role.values),
     REVIEW: frozenset({Role.OWNER, Role.ADJUDICATOR, Role.ANNOTATOR}),
+    RULE: frozenset({Role.OWNER, Role.ADJUDICATOR, Role.ANNOTATOR}),
+    ADJUDICATE: frozenset({Role.OWNER, Role.ADJUDICATOR}),
+    ASSIGN: frozenset({Role.OWNER, Role.ADJUDICATOR}),
     UPLOAD: frozenset({Role.OWNER, Role.ADJUDICATOR}),
     REGRADE: frozenset({Role.OWNER, Role.ADJUDICATOR}),
     EXPORT: frozenset({Role.OWNER, Role.ADJUDICATOR}),
@@ -163,3 +170,65 @@ def export_for(user, export_id: int, action: str = EXPORT) -> Export:
         else None
     )
     return _checked(found, user, action, "export")
+
+
+def review_kind(*, item: Item, user, role: str | None) -> str:
+    """The kind of review ``user`` would make on ``item`` now (a Review.Kind), or
+    PermissionDenied saying who may decide it.
+
+    Annotators review the rows assigned to them (any row of a run nobody split); a row under
+    blind double review takes its assignees' blind verdicts; a conflict is the adjudicators'.
+    Adjudicators and owners may decide any row, and their decision ends a double review.
+    """
+    require_role(role, REVIEW)
+    adjudicates = allows(role, ADJUDICATE)
+    if item.review_stage == Stage.CONFLICT:
+        if adjudicates:
+            return Review.Kind.ADJUDICATION
+        raise PermissionDenied(
+            "The blind reviews of this row disagree; an adjudicator or owner decides it now."
+        )
+    assigned = Assignment.objects.filter(item=item, annotator=user).exists()
+    if item.review_stage == Stage.BLIND:
+        if assigned:
+            return Review.Kind.BLIND
+        if adjudicates:
+            return Review.Kind.ADJUDICATION
+        raise PermissionDenied(
+            "This row is under blind double review by the annotators it is assigned to."
+        )
+    if (
+        not adjudicates
+        and not assigned
+        and Assignment.objects.filter(item__run_id=item.run_id).exists()
+    ):
+        raise PermissionDenied(
+            "This run's review queue is split among annotators and this row is not in yours; "
+            "an adjudicator or owner can review it."
+        )
+    return Review.Kind.REVIEW
+
+
+def sees_others_verdicts(*, item: Item, role: str | None) -> bool:
+    """Whether ``role`` may see other people's verdicts on ``item``: not while its blind double
+    review is open, unless they adjudicate."""
+    return item.review_stage != Stage.BLIND or allows(role, ADJUDICATE)
+
+
+def ruling_for(user, ruling_id: int) -> Ruling:
+    """The ruling, if ``user`` may undo it: whoever made it while they may still make rulings,
+    or an adjudicator or owner of its project."""
+    ruling = (
+        Ruling.objects.select_related("project", "user")
+        .annotate(role=_role_of_user(user, "project_id"))
+        .filter(pk=ruling_id)
+        .first()
+        if _signed_in(user)
+        else None
+    )
+    ruling = _checked(ruling, user, RULE, "ruling")
+    if ruling.user_id != user.pk and not allows(ruling.role, ADJUDICATE):
+        raise PermissionDenied(
+            "Only whoever made a ruling, or an adjudicator or owner, can undo it."
+        )
+    return ruling

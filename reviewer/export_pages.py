@@ -56,7 +56,11 @@ def export_create(request: HttpRequest, run_id: int) -> HttpResponse:
     if choice["how"] == "download":
         try:
             streamed = exports.export_stream(
-                run=run, format=choice["format"], variant=choice["variant"], filters=form.filters()
+                user=request.user,
+                run=run,
+                format=choice["format"],
+                variant=choice["variant"],
+                filters=form.filters(),
             )
         except exports.ExportTooLargeToStreamError as error:
             messages.info(request, f"{error}. It is being written now.")

@@ -24,6 +24,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from reviewer import access, export
+from reviewer.audit import Action, audit_record
 from reviewer.models import Evaluation, Export, Item, Review, ReviewVerdict, Run
 from reviewer.selectors import ItemFilters, item_filter
 
@@ -33,7 +34,11 @@ ROWS_PER_QUERY = 2000  # items fetched (with their evaluations and reviews) per 
 PARTS = ("data", "errata", "card.md", "card.json")
 CARD_MD = "dataset-card.md"
 CARD_JSON = "dataset-card.json"
-_FILTER_NAMES = tuple(f.name for f in fields(ItemFilters) if f.name != "order")
+# The filters an export records; the order is always the file's, and the queues are a
+# person's to-do list, not part of a dataset.
+_FILTER_NAMES = tuple(
+    f.name for f in fields(ItemFilters) if f.name not in ("order", "queue", "user_id")
+)
 
 
 class ExportTooLargeToStreamError(Exception):
@@ -221,7 +226,9 @@ def export_file_name(*, run: Run, format: str, variant: str, errata: bool = Fals
     return f"run-{run.pk}-{slug}{suffix}.{format}"
 
 
-def export_stream(*, run: Run, format: str, variant: str, filters: ItemFilters) -> StreamedExport:
+def export_stream(
+    *, run: Run, user, format: str, variant: str, filters: ItemFilters
+) -> StreamedExport:
     """A small export as a stream of bytes, for a direct download without a job.
 
     Raises ExportTooLargeToStreamError past MATHJURY_EXPORT_STREAM_MAX_ROWS matching rows.
@@ -231,6 +238,7 @@ def export_stream(*, run: Run, format: str, variant: str, filters: ItemFilters) 
     limit = settings.MATHJURY_EXPORT_STREAM_MAX_ROWS
     if rows > limit:
         raise ExportTooLargeToStreamError(rows=rows, limit=limit)
+    _export_audit(run=run, user=user, format=format, variant=variant, filters=filters, rows=rows)
     schema = export_schema(run=run)
     chunks = export.encode(
         export_rows(items=items, schema=schema),
@@ -271,10 +279,41 @@ def export_start(
             variant=variant if format == Export.Format.CSV else Export.Variant.RAW,
             filters=export_filters_data(filters),
         )
+        _export_audit(
+            run=run, user=user, format=format, variant=job.variant, filters=filters, job=job
+        )
         if in_background:
             transaction.on_commit(partial(_export_enqueue, export_id=job.pk))
     logger.info("export %s of run %s started by %s", job.pk, run.pk, user)
     return job
+
+
+def _export_audit(
+    *,
+    run: Run,
+    user,
+    format: str,
+    variant: str,
+    filters: ItemFilters,
+    job: Export | None = None,
+    rows: int | None = None,
+) -> None:
+    what = export_filters_text(export_filters_data(filters))
+    how = f"export {job.pk}" if job else f"download of {rows} rows"
+    audit_record(
+        Action.EXPORT,
+        actor=user,
+        project=run.project,
+        run=run,
+        summary=f"Run “{run.name}” exported as {format} ({variant}), {how}: {what}",
+        data={
+            "format": format,
+            "variant": variant,
+            "filters": export_filters_data(filters),
+            "export": job.pk if job else None,
+            "rows": rows,
+        },
+    )
 
 
 def export_write(*, export_id: int) -> Export:

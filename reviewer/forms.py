@@ -9,6 +9,7 @@ from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.evaluators import DEFAULT_EVALUATORS
 from grading.reasons import MESSAGES as REASON_MESSAGES
 from grading.types import AnswerType
+from reviewer.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 from reviewer.models import Membership, ReviewVerdict
 
 DELIMITER_CHOICES = [
@@ -136,6 +137,40 @@ class MemberForm(forms.Form):
         return user
 
 
+class AssignForm(forms.Form):
+    """Split a run's review queue: a share for each member who may review (0 leaves them
+    out), how many blind reviews each flagged row gets, and which rows."""
+
+    reviews_per_flagged_row = forms.TypedChoiceField(
+        choices=[(k, str(k)) for k in range(1, MAX_REVIEWS_PER_FLAGGED_ROW + 1)],
+        coerce=int,
+        initial=1,
+        label="Reviews per flagged row",
+        help_text="2 or more: each flagged row goes to that many annotators, who review it "
+        "blind; rows where they disagree go to an adjudicator.",
+    )
+    scope = forms.ChoiceField(choices=Scope.choices, initial=Scope.QUEUE, label="Rows")
+
+    def __init__(self, *args, reviewers, **kwargs):
+        """``reviewers``: (user, role) of each member who may review, by name."""
+        super().__init__(*args, **kwargs)
+        self.reviewers = [user for user, _ in reviewers]
+        for user, role in reviewers:
+            self.fields[self.share_field(user)] = forms.IntegerField(
+                min_value=0,
+                max_value=100,
+                initial=1 if role == Membership.Role.ANNOTATOR else 0,
+                label=f"{user.get_username()} ({role})",
+            )
+
+    @staticmethod
+    def share_field(user) -> str:
+        return f"share_{user.pk}"
+
+    def shares(self) -> dict:
+        return {user: self.cleaned_data[self.share_field(user)] for user in self.reviewers}
+
+
 class ReviewForm(forms.Form):
     verdict = forms.ChoiceField(choices=ReviewVerdict.choices)
     note = forms.CharField(required=False, max_length=5000, widget=forms.Textarea)
@@ -184,4 +219,9 @@ class ItemFilterForm(forms.Form):
         choices=[("", "any"), *((code, code.replace("_", " ")) for code in REASON_MESSAGES)],
         required=False,
         label="Review reason",
+    )
+    queue = forms.ChoiceField(
+        choices=[("", "every row"), ("mine", "my queue, to do"), ("conflicts", "conflicts")],
+        required=False,
+        label="Queue",
     )

@@ -74,6 +74,8 @@ class Run(models.Model):
     # Bumped by every re-grade, so a late task from an earlier grading writes nothing.
     grading_generation = models.PositiveIntegerField(default=1)
     total_rows = models.PositiveIntegerField(default=0)
+    # Annotators who review each flagged row blind when the queue is split (1: single review).
+    reviews_per_flagged_row = models.PositiveSmallIntegerField(default=1)
     error_message = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # When the current generation was enqueued: with no graded row since, a worker is missing.
@@ -148,6 +150,11 @@ class Item(models.Model):
         AUTO = "auto"
         HUMAN = "human"
 
+    class ReviewStage(models.TextChoices):
+        OPEN = "", "open"  # the next human verdict is final
+        BLIND = "blind", "blind double review"  # collecting its assignees' independent verdicts
+        CONFLICT = "conflict", "reviews disagree"  # waiting for an adjudicator
+
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="items")
     row_number = models.PositiveIntegerField()  # 1-based data row in the source file
     source_line = models.PositiveIntegerField()  # line where the row starts in the source file
@@ -178,6 +185,12 @@ class Item(models.Model):
     final_source = models.CharField(max_length=8, choices=FinalSource, blank=True)
     # Incremented on every human decision: clients send the version they saw.
     version = models.PositiveIntegerField(default=0)
+    review_stage = models.CharField(
+        max_length=16, choices=ReviewStage, default=ReviewStage.OPEN, blank=True
+    )
+    # grading.pairs.pair_key of the gold and the shown prediction: rows an equivalence ruling
+    # decides together share it. Empty until graded.
+    pair_key = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["row_number"]
@@ -187,6 +200,13 @@ class Item(models.Model):
         indexes = [
             models.Index(fields=["run", "grade_state"]),
             models.Index(fields=["run", "needs_review", "row_number"]),
+            models.Index(fields=["pair_key"]),
+            # Few rows are under double review at a time: the audit trail looks them up.
+            models.Index(
+                fields=["review_stage"],
+                condition=~models.Q(review_stage=""),
+                name="item_under_double_review",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -219,13 +239,24 @@ class Evaluation(models.Model):
 
 
 class Review(models.Model):
-    """A human decision on an item. History is kept; the newest decides the final verdict."""
+    """A human decision on an item. History is kept; the newest decides the final verdict,
+    except blind ones, which decide only together (see services.item_review)."""
+
+    class Kind(models.TextChoices):
+        REVIEW = "review"
+        BLIND = "blind", "blind review"  # one of a double review's independent verdicts
+        ADJUDICATION = "adjudication"  # an adjudicator's decision on a conflict
+        RULING = "ruling"  # applied by an equivalence ruling made on another row
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="reviews")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="reviews"
     )
     verdict = models.CharField(max_length=16, choices=ReviewVerdict)
+    kind = models.CharField(max_length=16, choices=Kind, default=Kind.REVIEW)
+    ruling = models.ForeignKey(
+        "Ruling", null=True, blank=True, on_delete=models.CASCADE, related_name="reviews"
+    )
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # A client's Idempotency-Key: the same decision sent again is recorded once.
@@ -288,3 +319,134 @@ class Export(models.Model):
 
     def __str__(self) -> str:
         return f"export {self.pk} of run {self.run_id} ({self.format})"
+
+
+class Assignment(models.Model):
+    """A row in an annotator's queue. Done once they have given it a verdict."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["item__row_number", "annotator__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "annotator"], name="assignment_unique")
+        ]
+        indexes = [models.Index(fields=["annotator", "done_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} to {self.annotator_id}"
+
+
+class Ruling(models.Model):
+    """An equivalence ruling: one verdict for every row of a project with the same gold and
+    prediction (``Item.pair_key``) that no human had decided."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="rulings")
+    source_item = models.ForeignKey(
+        Item, null=True, on_delete=models.SET_NULL, related_name="rulings_made"
+    )
+    pair_key = models.CharField(max_length=64)
+    gold = models.TextField()
+    prediction = models.TextField()
+    verdict = models.CharField(max_length=16, choices=ReviewVerdict)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    rows_applied = models.PositiveIntegerField(default=0)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    rows_restored = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"ruling {self.pk}: {self.verdict} on {self.rows_applied} rows"
+
+
+class RulingChange(models.Model):
+    """What a ruling changed on one row, so that undoing it can put the row back."""
+
+    ruling = models.ForeignKey(Ruling, on_delete=models.CASCADE, related_name="changes")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    previous_verdict = models.CharField(max_length=16, blank=True)
+    previous_source = models.CharField(max_length=8, blank=True)
+    version_after = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ruling", "item"], name="ruling_change_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"ruling {self.ruling_id} on {self.item_id}"
+
+
+class AuditEvent(models.Model):
+    """One entry of the append-only audit trail; the database refuses to change or delete it
+    (migration 0005's triggers).
+
+    Its links carry no foreign-key constraint and cascade nothing, so the trail outlives the
+    projects, runs, rows and users it mentions; the names are copied for that reason.
+    """
+
+    class Action(models.TextChoices):
+        UPLOAD = "upload"
+        REGRADE = "regrade"
+        GRADED = "graded", "grading finished"
+        VERDICT = "verdict", "verdict changed"
+        BLIND_VERDICT = "blind_verdict", "blind verdict"
+        CONFLICT = "conflict", "reviews disagree"
+        RULING = "ruling", "ruling applied"
+        RULING_UNDO = "ruling_undo", "ruling undone"
+        ASSIGNMENT = "assignment", "queue split"
+        EXPORT = "export"
+        PROJECT_CREATE = "project_create", "project created"
+        PROJECT_DELETE = "project_delete", "project deleted"
+        MEMBER_SET = "member_set", "member role set"
+        MEMBER_REMOVE = "member_remove", "member removed"
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+    )
+    actor_name = models.CharField(max_length=150, blank=True)  # "" for the system
+    action = models.CharField(max_length=32, choices=Action)
+    project = models.ForeignKey(
+        Project, null=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    project_name = models.CharField(max_length=200, blank=True)
+    run = models.ForeignKey(
+        Run, null=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    item = models.ForeignKey(
+        Item, null=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    summary = models.TextField()
+    # The facts behind the summary: verdicts before and after, counts, ids.
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [
+            models.Index(fields=["project", "-at"]),
+            models.Index(fields=["item", "-at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_name or 'system'}: {self.summary}"

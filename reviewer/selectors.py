@@ -10,11 +10,14 @@ from django.db.models import (
     BooleanField,
     Case,
     Count,
+    Exists,
     F,
     Func,
     Max,
+    OuterRef,
     Q,
     QuerySet,
+    Subquery,
     TextField,
     Value,
     When,
@@ -24,7 +27,7 @@ from django.db.models.lookups import Contains, LessThan
 from django.utils import timezone
 
 from reviewer import access
-from reviewer.models import EvaluatorScore, Item, Project, Run, Verdict
+from reviewer.models import Assignment, EvaluatorScore, Item, Project, Run, Verdict
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
 # Knuth's multiplicative hash: consecutive ids land in unrelated buckets 0..99, the same in
@@ -100,6 +103,10 @@ class ItemFilters:
     evaluator_verdict: str = ""  # "correct", or "incorrect" (incorrect, no answer, parse error)
     human_verdict: str = ""  # the final verdict of a row a human decided
     reason: str = ""  # a review reason code the row carries
+    # "mine": rows in user_id's queue they have not reviewed; "conflicts": rows whose blind
+    # reviews disagree
+    queue: str = ""
+    user_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,13 @@ def run_list(*, user) -> QuerySet[Run]:
             graded_count=Count("items", filter=~Q(items__grade_state=Item.GradeState.PENDING)),
             flagged_count=Count("items", filter=Q(items__needs_review=True)),
             reviewed_count=Count("items", filter=Q(items__final_source=Item.FinalSource.HUMAN)),
+            my_to_do=Subquery(
+                Item.objects.filter(run=OuterRef("pk"))
+                .filter(still_to_review_by(user.pk))
+                .values("run")
+                .annotate(n=Count("pk"))
+                .values("n")[:1]
+            ),
         )
         .order_by("-created_at", "-pk")
     )
@@ -189,6 +203,10 @@ def item_filter(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
         items = items.filter(_HUMAN, final_verdict=filters.human_verdict)
     if filters.reason:
         items = items.filter(HasReviewReason(filters.reason))
+    if filters.queue == "mine":
+        items = items.filter(still_to_review_by(filters.user_id))
+    elif filters.queue == "conflicts":
+        items = items.filter(review_stage=Item.ReviewStage.CONFLICT)
     if filters.q.strip():
         q = filters.q.strip()
         items = items.filter(
@@ -216,7 +234,8 @@ def item_neighbours(*, item: Item, filters: ItemFilters) -> Neighbours:
         after = Q(queue_rank=rank, row_number__gt=item.row_number) | Q(queue_rank__gt=rank)
     ordering = _ordering(filters)
     reversed_ordering = [key[1:] if key.startswith("-") else f"-{key}" for key in ordering]
-    to_review = items.filter(needs_review=True).exclude(_HUMAN)
+    # In a queue, every row of the filter is still to do; elsewhere, flagged undecided rows.
+    to_review = items if filters.queue else items.filter(needs_review=True).exclude(_HUMAN)
     next_to_review = to_review.filter(after).values_list("pk", flat=True).first()
     if next_to_review is None:  # wrap around to the first one still waiting
         next_to_review = to_review.values_list("pk", flat=True).first()
@@ -227,6 +246,17 @@ def item_neighbours(*, item: Item, filters: ItemFilters) -> Neighbours:
         .first(),
         next_id=items.filter(after).values_list("pk", flat=True).first(),
         next_flagged_unreviewed_id=next_to_review,
+    )
+
+
+def still_to_review_by(user_id: int | None) -> Q:
+    """Rows in ``user_id``'s queue they have not reviewed and nobody has decided for good since
+    (an adjudicator or a ruling)."""
+    open_assignment = Assignment.objects.filter(
+        item=OuterRef("pk"), annotator_id=user_id, done_at=None
+    )
+    return Q(Exists(open_assignment)) & ~Q(
+        final_source=Item.FinalSource.HUMAN, review_stage=Item.ReviewStage.OPEN
     )
 
 

@@ -9,16 +9,20 @@ from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import Count, F, Q
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
+from grading.pairs import pair_key_of
 from grading.types import GradedSample
 from reviewer import access
+from reviewer.audit import Action, audit_event, audit_record, audit_record_many, verdict_change_data
 from reviewer.ingest import IngestError, SourceRow, preview_file, read_rows
 from reviewer.models import (
+    Assignment,
     Evaluation,
     EvaluatorScore,
     Item,
@@ -89,6 +93,13 @@ def project_get_or_create(*, name: str, user) -> Project:
         project, created = Project.objects.get_or_create(
             name=name.strip(), defaults={"created_by": user}
         )
+        if created:
+            audit_record(
+                Action.PROJECT_CREATE,
+                actor=user,
+                project=project,
+                summary=f"Project “{project.name}” created",
+            )
         if created and user is not None:
             Membership.objects.create(project=project, user=user, role=Membership.Role.OWNER)
     if not created and user is not None and access.role_in(user, project) is None:
@@ -97,9 +108,16 @@ def project_get_or_create(*, name: str, user) -> Project:
 
 
 def project_delete(*, project: Project, by) -> None:
-    """Delete the project with its runs, items, reviews and exports."""
+    """Delete the project with its runs, items, reviews and exports; its audit trail stays."""
     name, pk = project.name, project.pk
-    project.delete()
+    with transaction.atomic():
+        audit_record(
+            Action.PROJECT_DELETE,
+            actor=by,
+            project=project,
+            summary=f"Project “{name}” deleted with its {project.runs.count()} runs",
+        )
+        project.delete()
     logger.info("project %s (%s) deleted by %s", pk, name, by)
 
 
@@ -111,6 +129,7 @@ def membership_set(*, project: Project, user, role: str, by) -> Membership:
     with transaction.atomic():
         _owners_locked(project)
         membership = Membership.objects.filter(project=project, user=user).first()
+        before = membership.role if membership else ""
         if membership is None:
             membership = Membership.objects.create(project=project, user=user, role=role)
         elif membership.role != role:
@@ -118,6 +137,17 @@ def membership_set(*, project: Project, user, role: str, by) -> Membership:
                 raise LastOwnerError()
             membership.role = role
             membership.save(update_fields=["role"])
+        if before != role:
+            audit_record(
+                Action.MEMBER_SET,
+                actor=by,
+                project=project,
+                summary=f"{user.get_username()} is now {role}"
+                + (f" (was {before})" if before else " (added)"),
+                data={"user": user.get_username(), "before": before, "after": role},
+            )
+        if not access.allows(role, access.REVIEW):
+            _open_assignments_drop(project=project, user=user)
     logger.info("%s is %s of project %s (set by %s)", user, role, project.pk, by)
     return membership
 
@@ -133,8 +163,35 @@ def membership_remove(*, project: Project, user, by) -> bool:
         if membership.role == Membership.Role.OWNER and _owner_count(project) == 1:
             raise LastOwnerError()
         membership.delete()
+        dropped = _open_assignments_drop(project=project, user=user)
+        audit_record(
+            Action.MEMBER_REMOVE,
+            actor=by,
+            project=project,
+            summary=f"{user.get_username()} removed (was {membership.role})"
+            + (f"; {dropped} rows left their queue" if dropped else ""),
+            data={"user": user.get_username(), "before": membership.role, "open_rows": dropped},
+        )
     logger.info("%s removed from project %s by %s", user, project.pk, by)
     return True
+
+
+def _open_assignments_drop(*, project: Project, user) -> int:
+    """Take the rows ``user`` has not reviewed out of their queues in ``project`` (they can no
+    longer review them); a blind double review left waiting only for them is settled."""
+    open_assignments = Assignment.objects.filter(
+        item__run__project=project, annotator=user, done_at=None
+    )
+    item_ids = list(open_assignments.values_list("item_id", flat=True))
+    open_assignments.delete()
+    for item in (
+        Item.objects.select_for_update(of=("self",))
+        .select_related("run__project")
+        .filter(pk__in=item_ids, review_stage=Item.ReviewStage.BLIND)
+        .order_by("pk")
+    ):
+        blind_review_settle(item=item)
+    return len(item_ids)
 
 
 def _owners_locked(project: Project) -> None:
@@ -201,6 +258,20 @@ def run_create(
         )
         run.total_rows = _items_insert(run_id=run.pk, rows=rows)
         run.save(update_fields=["total_rows"])
+        audit_record(
+            Action.UPLOAD,
+            actor=user,
+            project=project,
+            run=run,
+            summary=f"Run “{run.name}” uploaded from {run.source_filename}: "
+            f"{run.total_rows} rows, graded by {', '.join(evaluator_names)}",
+            data={
+                "file": run.source_filename,
+                "sha256": run.source_sha256,
+                "rows": run.total_rows,
+                "evaluators": evaluator_names,
+            },
+        )
         transaction.on_commit(partial(_grading_enqueue, run_id=run.pk, generation=1))
     logger.info("run %s created by %s: %s rows", run.pk, user, run.total_rows)
     return run
@@ -220,6 +291,14 @@ def run_regrade(*, run: Run, evaluators: Sequence[str], user) -> Run:
         run.error_message = ""
         run.save()
         Item.objects.filter(run=run).update(grade_state=Item.GradeState.PENDING, grade_attempts=0)
+        audit_record(
+            Action.REGRADE,
+            actor=user,
+            project=run.project,
+            run=run,
+            summary=f"Run “{run.name}” re-graded with {', '.join(evaluator_names)}",
+            data={"evaluators": evaluator_names, "generation": run.grading_generation},
+        )
         transaction.on_commit(
             partial(_grading_enqueue, run_id=run.pk, generation=run.grading_generation)
         )
@@ -235,37 +314,148 @@ def item_review(
     note: str = "",
     expected_version: int | None = None,
     idempotency_key: str = "",
+    role: str | None = None,
 ) -> Review:
-    """Record a human verdict, which becomes the item's final verdict.
+    """Record a human verdict on an item, of the kind access.review_kind allows ``user``.
+
+    A review or an adjudication becomes the final verdict. A blind review counts once all
+    of the row's assignees have given theirs: if they agree, that is the final verdict; if not,
+    the row waits for an adjudicator (stage "conflict").
 
     With ``expected_version`` (the version the reviewer saw), raises StaleVersionError if
-    someone decided in between, so no decision is overwritten unseen. A request repeated with
-    the same ``idempotency_key`` (a client's retry) returns the review it already made.
+    someone decided in between, so no decision is overwritten unseen; blind reviews skip the
+    check, as they overwrite nobody's. A request repeated with the same ``idempotency_key`` (a
+    client's retry) returns the review it already made. ``role`` defaults to ``user``'s role
+    in the item's project.
     """
     if verdict not in ReviewVerdict.values:
         raise ValueError(f"unknown verdict {verdict!r}; choose one of {ReviewVerdict.values}")
     with transaction.atomic():
-        current = Item.objects.select_for_update().get(pk=item.pk)
+        current = (
+            Item.objects.select_for_update(of=("self",))
+            .select_related("run__project")
+            .get(pk=item.pk)
+        )
         if idempotency_key:
             earlier = Review.objects.filter(
                 item=current, annotator=user, idempotency_key=idempotency_key
             ).first()
             if earlier is not None:
                 return earlier
-        if expected_version is not None and current.version != expected_version:
+        if role is None:
+            role = access.role_in(user, current.run.project)
+        kind = access.review_kind(item=current, user=user, role=role)
+        if (
+            kind != Review.Kind.BLIND
+            and expected_version is not None
+            and current.version != expected_version
+        ):
             raise StaleVersionError(item=current)
         review = Review.objects.create(
             item=current,
             annotator=user,
             verdict=verdict,
+            kind=kind,
             note=note,
             idempotency_key=idempotency_key,
         )
-        current.final_verdict = verdict
-        current.final_source = Item.FinalSource.HUMAN
-        current.version += 1
-        current.save(update_fields=["final_verdict", "final_source", "version"])
+        Assignment.objects.filter(item=current, annotator=user, done_at=None).update(
+            done_at=timezone.now()
+        )
+        if kind == Review.Kind.BLIND:
+            audit_record(
+                Action.BLIND_VERDICT,
+                actor=user,
+                project=current.run.project,
+                run=current.run,
+                item=current,
+                summary=f"Row {current.row_number}: blind verdict “{review.get_verdict_display()}”",
+                data={"verdict": verdict, "note": note},
+            )
+            blind_review_settle(item=current)
+        else:
+            _final_verdict_set(
+                current,
+                verdict=verdict,
+                actor=user,
+                summary=f"Row {current.row_number}: "
+                + ("adjudicated" if kind == Review.Kind.ADJUDICATION else "reviewed")
+                + f" as “{review.get_verdict_display()}”",
+                data={"kind": kind, "note": note},
+            )
     return review
+
+
+def blind_review_settle(*, item: Item) -> str:
+    """Close the blind double review of a locked ``item`` once each assignee has a verdict:
+    agreeing verdicts become final, differing ones make a conflict. Returns the stage."""
+    if item.review_stage != Item.ReviewStage.BLIND:
+        return item.review_stage
+    assignees = set(Assignment.objects.filter(item=item).values_list("annotator_id", flat=True))
+    if not assignees:  # everyone it waited on left the project: back to the ordinary queue
+        item.review_stage = Item.ReviewStage.OPEN
+        item.save(update_fields=["review_stage"])
+        return item.review_stage
+    latest: dict[int, str] = {}
+    for annotator_id, verdict in (
+        Review.objects.filter(item=item, kind=Review.Kind.BLIND, annotator_id__in=assignees)
+        .order_by("created_at", "id")
+        .values_list("annotator_id", "verdict")
+    ):
+        latest[annotator_id] = verdict
+    if set(latest) != assignees:
+        return item.review_stage
+    verdicts = set(latest.values())
+    names = dict(get_user_model().objects.filter(pk__in=assignees).values_list("pk", "username"))
+    said = {names[pk]: verdict for pk, verdict in sorted(latest.items(), key=lambda p: names[p[0]])}
+    if len(verdicts) == 1:
+        (agreed,) = verdicts
+        _final_verdict_set(
+            item,
+            verdict=agreed,
+            actor=None,
+            summary=f"Row {item.row_number}: the {len(said)} blind verdicts agree: "
+            f"“{ReviewVerdict(agreed).label}”",
+            data={"kind": "blind_agreement", "verdicts": said},
+        )
+        return item.review_stage
+    item.review_stage = Item.ReviewStage.CONFLICT
+    item.version += 1
+    item.save(update_fields=["review_stage", "version"])
+    audit_record(
+        Action.CONFLICT,
+        actor=None,
+        project=item.run.project,
+        run=item.run,
+        item=item,
+        summary=f"Row {item.row_number}: blind verdicts disagree ("
+        + ", ".join(f"{name}: {ReviewVerdict(v).label}" for name, v in said.items())
+        + "); an adjudicator decides",
+        data={"verdicts": said},
+    )
+    return item.review_stage
+
+
+def _final_verdict_set(item: Item, *, verdict: str, actor, summary: str, data: dict) -> None:
+    """Make ``verdict`` the locked item's final, human verdict, ending any double review, and
+    record the change."""
+    before = item.final_verdict
+    item.final_verdict = verdict
+    item.final_source = Item.FinalSource.HUMAN
+    item.review_stage = Item.ReviewStage.OPEN
+    item.version += 1
+    item.save(update_fields=["final_verdict", "final_source", "review_stage", "version"])
+    audit_record(
+        Action.VERDICT,
+        actor=actor,
+        project=item.run.project,
+        run=item.run,
+        item=item,
+        summary=summary,
+        data=verdict_change_data(
+            before=before, after=verdict, source=Item.FinalSource.HUMAN, **data
+        ),
+    )
 
 
 def grading_attempt_start(*, run_id: int, generation: int, item_ids: Sequence[int]) -> list[Item]:
@@ -316,10 +506,18 @@ def grading_results_save(
         return 0
     now = timezone.now()
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run_id)
+        run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run_id)
         if run.grading_generation != generation:
             return 0
         item_ids = [item_id for item_id, _ in results]
+        stored = Item.objects.filter(pk__in=item_ids).values_list(
+            "pk", "gold", "final_verdict", "final_source"
+        )
+        golds, auto_before = {}, {}
+        for item_id, gold, final_verdict, final_source in stored:
+            golds[item_id] = gold
+            if final_verdict and final_source != Item.FinalSource.HUMAN:
+                auto_before[item_id] = final_verdict
         items = [
             Item(
                 pk=item_id,
@@ -341,6 +539,7 @@ def grading_results_save(
                         for e in graded.evaluations
                     }
                 ),
+                pair_key=pair_key_of(golds[item_id], graded.evaluations),
             )
             for item_id, graded in results
         ]
@@ -356,6 +555,7 @@ def grading_results_save(
                 "evaluators_disagree",
                 "review_reasons",
                 "evaluator_scores",
+                "pair_key",
             ],
         )
         Evaluation.objects.filter(item_id__in=item_ids).exclude(
@@ -397,13 +597,42 @@ def grading_results_save(
         Item.objects.filter(pk__in=item_ids).exclude(final_source=Item.FinalSource.HUMAN).update(
             final_verdict=F("auto_verdict"), final_source=Item.FinalSource.AUTO
         )
+        audit_record_many(_auto_verdict_changes(run=run, before=auto_before, results=results))
     return len(results)
+
+
+def _auto_verdict_changes(*, run: Run, before: dict[int, str], results) -> Iterable:
+    """Events for rows whose automatic final verdict a re-grade changed (a first grading only
+    sets them, and the upload's event stands for that)."""
+    rows = dict(
+        Item.objects.filter(pk__in=list(before), final_source=Item.FinalSource.AUTO).values_list(
+            "pk", "row_number"
+        )
+    )
+    for item_id, graded in results:
+        after = str(graded.auto_verdict)
+        if item_id in rows and before[item_id] != after:
+            yield audit_event(
+                Action.VERDICT,
+                actor=None,
+                project=run.project,
+                run=run,
+                item=Item(pk=item_id),
+                summary=f"Row {rows[item_id]}: re-grading changed the automatic verdict to "
+                f"“{after}”",
+                data=verdict_change_data(
+                    before=before[item_id],
+                    after=after,
+                    source=Item.FinalSource.AUTO,
+                    generation=run.grading_generation,
+                ),
+            )
 
 
 def run_finish_if_done(*, run_id: int, generation: int) -> bool:
     """Mark the run done when no item of this generation is left to grade."""
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run_id)
+        run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run_id)
         if run.grading_generation != generation or run.status == Run.Status.DONE:
             return run.status == Run.Status.DONE
         if run.items.filter(grade_state=Item.GradeState.PENDING).exists():
@@ -411,6 +640,19 @@ def run_finish_if_done(*, run_id: int, generation: int) -> bool:
         run.status = Run.Status.DONE
         run.grading_finished_at = timezone.now()
         run.save(update_fields=["status", "grading_finished_at"])
+        counts = run.items.aggregate(
+            flagged=Count("pk", filter=Q(needs_review=True)),
+            quarantined=Count("pk", filter=Q(grade_state=Item.GradeState.QUARANTINED)),
+        )
+        audit_record(
+            Action.GRADED,
+            actor=None,
+            project=run.project,
+            run=run,
+            summary=f"Run “{run.name}” graded: {run.total_rows} rows, {counts['flagged']} "
+            f"flagged, {counts['quarantined']} could not be graded",
+            data={"generation": generation, **counts},
+        )
     return True
 
 
@@ -531,6 +773,8 @@ _COPY_COLUMNS = (
     "final_verdict",
     "final_source",
     "version",
+    "review_stage",
+    "pair_key",
 )
 
 
@@ -579,6 +823,8 @@ def _items_copy(*, run_id: int, rows: Iterable[SourceRow]) -> int:
                         "",
                         "",
                         0,
+                        "",
+                        "",
                     )
                 )
                 count += 1

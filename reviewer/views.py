@@ -23,7 +23,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url, trigger_client_event
 
-from reviewer import access, selectors, services, uploads
+from grading.pairs import shown_prediction
+from reviewer import access, assignments, audit, rulings, selectors, services, uploads
 from reviewer.api.errors import error_body
 from reviewer.forms import (
     ItemFilterForm,
@@ -33,7 +34,7 @@ from reviewer.forms import (
     UploadForm,
 )
 from reviewer.ingest import IngestError, preview_file
-from reviewer.models import Item, ReviewVerdict, Run
+from reviewer.models import Item, Review, ReviewVerdict, Run
 from reviewer.selectors import ItemFilters
 
 RUN_PAGE_SIZE = 50
@@ -47,6 +48,8 @@ VERDICT_KEYS = (
     ReviewVerdict.GOLD_WRONG,
     ReviewVerdict.UNCLEAR,
 )
+# The session key of the row whose verdict the next item page offers to apply as a ruling.
+RULING_OFFER_KEY = "ruling_offer"
 DELIMITER_LABELS = {",": ",", ";": ";", "\t": "tab", "|": "|"}
 
 
@@ -231,6 +234,8 @@ def _item_filters(request: HttpRequest) -> tuple[ItemFilterForm, ItemFilters, st
         evaluator_verdict=values.get("evaluator_verdict", ""),
         human_verdict=values.get("human_verdict", ""),
         reason=values.get("reason", ""),
+        queue=values.get("queue", ""),
+        user_id=request.user.pk,
     )
     return form, filters, urlencode(values)
 
@@ -255,6 +260,8 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "page": page,
         "regrade_form": RegradeForm(initial={"evaluators": run.evaluators}),
         "allowed": access.actions_of(run.role),
+        "my_queue": assignments.my_queue(run=run, user=request.user),
+        "conflicts": assignments.conflict_count(run=run),
     }
     template = _template(request, "reviewer/run_detail.html", ("summary", "items"))
     response = render(request, template, context)
@@ -308,17 +315,43 @@ def _highlight(output: str, evaluations) -> HighlightedOutput:
 def _shown_answer(item: Item, evaluations) -> tuple[str, str, str]:
     """(prediction LaTeX, prediction text, gold LaTeX) to show: from the first evaluator that
     parsed an answer, else the first that extracted anything; the gold falls back to its text."""
-    ordered = sorted(evaluations, key=lambda e: (e.status != "ok", not e.extracted_latex))
-    chosen = ordered[0] if ordered else None
+    chosen = shown_prediction(evaluations)
     prediction_latex = chosen.extracted_latex if chosen else ""
     prediction_text = chosen.extracted if chosen else ""
-    gold_latex = next((e.gold_latex for e in ordered if e.gold_latex), "") or item.gold.strip()
+    gold_latex = (chosen.gold_latex if chosen else "") or next(
+        (e.gold_latex for e in evaluations if e.gold_latex), item.gold.strip()
+    )
     return prediction_latex, prediction_text, gold_latex
 
 
-def _item_context(*, item: Item, filters: ItemFilters, filter_query: str) -> dict:
+def _review_refusal(item: Item, user) -> str:
+    """Why ``user`` cannot review ``item`` now, or "" when they can."""
+    try:
+        access.review_kind(item=item, user=user, role=item.role)
+    except PermissionDenied as refusal:
+        return str(refusal)
+    return ""
+
+
+def _ruling_offer(item: Item | None, user) -> dict | None:
+    """The offer to apply ``item``'s human verdict to the undecided rows of its project with
+    the same gold and prediction, if there are any and ``user`` may."""
+    if item is None or not access.allows(item.role, access.RULE):
+        return None
+    if item.final_source != Item.FinalSource.HUMAN or item.review_stage:
+        return None
+    count = rulings.ruling_candidates(item=item).count()
+    if not count:
+        return None
+    return {"item": item, "count": count, "verdict": ReviewVerdict(item.final_verdict).label}
+
+
+def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) -> dict:
     evaluations = list(item.evaluations.all())
-    reviews = list(item.reviews.select_related("annotator"))
+    reviews = item.reviews.select_related("annotator", "ruling")
+    sees_others = access.sees_others_verdicts(item=item, role=item.role)
+    if not sees_others:
+        reviews = reviews.filter(annotator=user)
     prediction_latex, prediction_text, gold_latex = _shown_answer(item, evaluations)
     current = item.final_verdict or item.auto_verdict
     return {
@@ -339,7 +372,17 @@ def _item_context(*, item: Item, filters: ItemFilters, filter_query: str) -> dic
         ],
         "review_form": ReviewForm(initial={"expected_version": item.version}),
         "allowed": access.actions_of(item.role),
+        "sees_others": sees_others,
+        "blind_progress": _blind_progress(item) if item.review_stage else None,
+        "review_refusal": _review_refusal(item, user),
+        "events": audit.item_events(item=item, user=user, role=item.role)[:50],
     }
+
+
+def _blind_progress(item: Item) -> dict:
+    """How many of a double review's verdicts are in: the count, never the verdicts."""
+    assigned = item.assignments.count()
+    return {"assigned": assigned, "given": item.assignments.filter(done_at__isnull=False).count()}
 
 
 def _item_url(item_id: int, filter_query: str) -> str:
@@ -357,7 +400,18 @@ def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
     template = _template(request, "reviewer/item_detail.html", ("item",))
 
     def page(shown: Item, status: int = 200) -> HttpResponse:
-        context = _item_context(item=shown, filters=filters, filter_query=filter_query)
+        context = _item_context(
+            item=shown, user=request.user, filters=filters, filter_query=filter_query
+        )
+        offered_id = request.session.pop(RULING_OFFER_KEY, None)
+        offered = shown if offered_id == shown.pk else None
+        if offered_id and offered is None:
+            offered = Item.objects.select_related("run").filter(pk=offered_id).first()
+            if offered is not None and offered.run.project_id == shown.run.project_id:
+                offered.role = shown.role
+            else:
+                offered = None
+        context["ruling_offer"] = _ruling_offer(offered or shown, request.user)
         return render(request, template, context, status=status)
 
     if request.method == "GET":
@@ -375,6 +429,7 @@ def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
             verdict=form.cleaned_data["verdict"],
             note=form.cleaned_data["note"],
             expected_version=form.cleaned_data["expected_version"],
+            role=item.role,
         )
     except services.StaleVersionError as error:
         messages.error(
@@ -384,9 +439,20 @@ def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
         )
         error.item.role = item.role
         return page(error.item, status=409)
-    messages.success(
-        request, f"Row {item.row_number} saved as “{ReviewVerdict(review.verdict).label}”."
-    )
+    except PermissionDenied as refusal:
+        messages.error(request, f"Your verdict was not saved: {refusal}")
+        return page(access.item_for(request.user, item_id), status=403)
+    if review.kind == Review.Kind.BLIND:
+        messages.success(
+            request,
+            f"Row {item.row_number}: your blind verdict “{review.get_verdict_display()}” is "
+            "saved; the row is decided once every assigned annotator has given theirs.",
+        )
+    else:
+        messages.success(
+            request, f"Row {item.row_number} saved as “{review.get_verdict_display()}”."
+        )
+        request.session[RULING_OFFER_KEY] = item.pk
     if next_id is None:
         messages.info(request, "That was the last row of this filter.")
         next_id = item.id

@@ -4,6 +4,7 @@ import factory
 from django.contrib.auth import get_user_model
 
 from reviewer.models import (
+    Assignment,
     Evaluation,
     EvaluatorScore,
     Item,
@@ -117,3 +118,13 @@ class ReviewFactory(factory.django.DjangoModelFactory):
     item = factory.SubFactory(GradedItemFactory)
     annotator = factory.SubFactory(UserFactory)
     verdict = "correct"
+
+
+class AssignmentFactory(factory.django.DjangoModelFactory):
+    """A row in an annotator's queue, as reviewer.assignments.run_assign hands it out."""
+
+    class Meta:
+        model = Assignment
+
+    item = factory.SubFactory(GradedItemFactory, needs_review=True)
+    annotator = factory.SubFactory(UserFactory)

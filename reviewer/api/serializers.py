@@ -12,8 +12,10 @@ from rest_framework import serializers
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.types import AnswerType
 from reviewer import exports
+from reviewer.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 from reviewer.ingest import CANONICAL_FIELDS, DELIMITERS
 from reviewer.models import (
+    AuditEvent,
     Evaluation,
     Export,
     Item,
@@ -21,6 +23,7 @@ from reviewer.models import (
     Project,
     Review,
     ReviewVerdict,
+    Ruling,
     Run,
 )
 from reviewer.selectors import ItemFilters
@@ -196,8 +199,14 @@ class ItemFilterSerializer(serializers.Serializer):
     answer_type = serializers.ChoiceField(choices=[t.value for t in AnswerType], required=False)
     reviewed = serializers.BooleanField(required=False, allow_null=True, default=None)
     q = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    queue = serializers.ChoiceField(
+        choices=["mine", "conflicts"],
+        required=False,
+        help_text="'mine': rows in your queue you have not reviewed; 'conflicts': rows whose "
+        "blind reviews disagree",
+    )
 
-    def filters(self) -> ItemFilters:
+    def filters(self, *, user_id: int | None = None) -> ItemFilters:
         data = self.validated_data
         return ItemFilters(
             needs_review=data.get("needs_review"),
@@ -207,6 +216,8 @@ class ItemFilterSerializer(serializers.Serializer):
             reviewed=data.get("reviewed"),
             q=data.get("q", ""),
             order="row",
+            queue=data.get("queue", ""),
+            user_id=user_id,
         )
 
 
@@ -233,7 +244,7 @@ class ReviewSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Review
-        fields = ["id", "item", "verdict", "note", "annotator", "created_at"]
+        fields = ["id", "item", "verdict", "kind", "ruling", "note", "annotator", "created_at"]
         read_only_fields = fields
 
 
@@ -262,6 +273,7 @@ class ItemSerializer(serializers.ModelSerializer):
             "review_reasons",
             "final_verdict",
             "final_source",
+            "review_stage",
             "version",
         ]
         read_only_fields = fields
@@ -365,3 +377,75 @@ class StatsQuerySerializer(serializers.Serializer):
 class CompareQuerySerializer(serializers.Serializer):
     run_a = serializers.IntegerField(min_value=1)
     run_b = serializers.IntegerField(min_value=1)
+
+
+class AssignmentSplitSerializer(serializers.Serializer):
+    annotators = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=100),
+        allow_empty=False,
+        help_text='{"username": share}: each gets rows in proportion to their share',
+    )
+    reviews_per_flagged_row = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_REVIEWS_PER_FLAGGED_ROW,
+        default=1,
+        help_text="2 or more: flagged rows go to that many annotators, who review them blind",
+    )
+    scope = serializers.ChoiceField(choices=Scope.choices, default=Scope.QUEUE)
+
+    def validate_annotators(self, shares: dict) -> dict:
+        users = get_user_model().objects.in_bulk(list(shares), field_name="username")
+        unknown = sorted(set(shares) - set(users))
+        if unknown:
+            raise serializers.ValidationError(f"no such user: {', '.join(unknown)}")
+        return {users[name]: share for name, share in shares.items()}
+
+
+class QueueProgressSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    assigned = serializers.IntegerField()
+    done = serializers.IntegerField()
+    to_do = serializers.IntegerField()
+
+
+class AssignmentsSerializer(serializers.Serializer):
+    reviews_per_flagged_row = serializers.IntegerField()
+    conflicts = serializers.IntegerField()
+    queues = QueueProgressSerializer(many=True)
+
+
+class RulingSerializer(serializers.ModelSerializer):
+    user = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    undone_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Ruling
+        fields = [
+            "id",
+            "project",
+            "source_item",
+            "gold",
+            "prediction",
+            "verdict",
+            "user",
+            "created_at",
+            "rows_applied",
+            "undone_at",
+            "undone_by",
+            "rows_restored",
+        ]
+        read_only_fields = fields
+
+
+class AuditEventSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor_name", help_text='"" for the system')
+
+    class Meta:
+        model = AuditEvent
+        fields = ["id", "at", "actor", "action", "project", "run", "item", "summary", "data"]
+        read_only_fields = fields
+
+
+class AuditFilterSerializer(serializers.Serializer):
+    run = serializers.IntegerField(required=False, min_value=1)
+    action = serializers.ChoiceField(choices=AuditEvent.Action.choices, required=False)

@@ -31,10 +31,23 @@ urlpatterns = [
     path("runs/<int:run_id>/stats/", views.RunStatsView.as_view(), name="run_stats"),
     path("runs/<int:run_id>/regrade/", views.RunRegrade.as_view(), name="run_regrade"),
     path("runs/<int:run_id>/items/", views.ItemList.as_view(), name="item_list"),
+    path(
+        "runs/<int:run_id>/assignments/",
+        views.RunAssignments.as_view(),
+        name="run_assignments",
+    ),
     path("runs/<int:run_id>/exports/", views.RunExports.as_view(), name="run_exports"),
     path("runs/<int:run_id>/export/", views.RunExportStream.as_view(), name="run_export_stream"),
     path("items/<int:item_id>/", views.ItemDetail.as_view(), name="item_detail"),
     path("items/<int:item_id>/reviews/", views.ItemReviews.as_view(), name="item_reviews"),
+    path("items/<int:item_id>/ruling/", views.ItemRuling.as_view(), name="item_ruling"),
+    path("rulings/<int:ruling_id>/undo/", views.RulingUndo.as_view(), name="ruling_undo"),
+    path(
+        "projects/<int:project_id>/rulings/",
+        views.ProjectRulings.as_view(),
+        name="project_rulings",
+    ),
+    path("projects/<int:project_id>/audit/", views.ProjectAudit.as_view(), name="project_audit"),
     path("exports/<int:export_id>/", views.ExportDetail.as_view(), name="export_detail"),
     path(
         "exports/<int:export_id>/download/",

@@ -57,16 +57,19 @@
       toggleHelp();
     } else if (key === "t") {
       if (window.MathJury && window.MathJury.toggleRawMath) window.MathJury.toggleRawMath();
+    } else if (NAV_KEYS[key]) {
+      event.preventDefault();
+      if (!clickFirst('[data-nav="' + NAV_KEYS[key] + '"]')) {
+        say(key === "n" ? "No row left to review after this one." : "No more rows here.");
+      }
+    } else if (key === "a") {
+      event.preventDefault();
+      if (!clickFirst("[data-ruling-apply]")) say("No ruling to apply here.");
     } else if (!document.querySelector("[data-review-form]")) {
       return;
     } else if (/^[1-4]$/.test(key)) {
       event.preventDefault();
       clickFirst('[data-verdict-key="' + key + '"]');
-    } else if (NAV_KEYS[key]) {
-      event.preventDefault();
-      if (!clickFirst('[data-nav="' + NAV_KEYS[key] + '"]')) {
-        say(key === "n" ? "No flagged unreviewed row after this one." : "No more rows here.");
-      }
     } else if (key === "c") {
       var note = document.querySelector("[data-note]");
       if (note) {

@@ -102,7 +102,7 @@ def test_reviewer_uploads_watches_grading_and_overrides_a_flagged_row_by_keyboar
     # and k goes back to the reviewed row, whose history now holds the note
     page.keyboard.press("k")
     expect(page.locator("#item")).to_have_attribute("data-item-id", str(item_id))
-    expect(page.locator("#item .history")).to_contain_text("checked by hand")
+    expect(page.locator("#review-history .history")).to_contain_text("checked by hand")
     expect(page).to_have_url(re.compile(rf"/items/{item_id}/"))
 
     # and the run page counts the review and shows the new final verdict

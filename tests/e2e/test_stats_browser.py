@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from reviewer.models import Evaluation, Item, Run
+from tests.e2e.conftest import save_screenshot
 from tests.factories import (
     EvaluationFactory,
     GradedItemFactory,
@@ -22,7 +22,6 @@ from tests.factories import (
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PASSWORD = "correct horse battery staple"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # evaluator -> (chance of a wrong verdict, chance of finding no answer)
 EVALUATORS = {
     "math_verify": (0.08, 0.02),
@@ -111,8 +110,7 @@ def test_reviewer_opens_the_rows_behind_a_confusion_matrix_cell(live_server, bro
     expect(page.locator("[data-stat=graded]")).to_have_text("80")
     expect(page.locator("svg.heat-map g")).to_have_count(30)  # 6 x 6 minus the diagonal
     expect(page.locator("[data-stat=alpha]")).to_be_visible()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "stats.png"), full_page=True)
+    save_screenshot(page, "stats.png")
 
     # When they click "flex said correct, a human said incorrect"
     cell = page.locator('[data-evaluator="flex"] a[data-cell="correct-incorrect"]')
@@ -138,7 +136,7 @@ def test_reviewer_opens_the_rows_behind_a_confusion_matrix_cell(live_server, bro
     expect(page.locator("[data-stat=accuracy_a]")).to_contain_text("%")
     flips = page.locator("#flips tbody tr")
     expect(flips.first).to_be_visible()
-    page.screenshot(path=str(SCREENSHOTS / "compare.png"), full_page=True)
+    save_screenshot(page, "compare.png")
 
     # and nothing was blocked by the Content-Security-Policy
     assert browser.csp_violations == []

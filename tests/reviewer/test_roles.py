@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from reviewer import access, exports
+from grading.pairs import pair_key
+from reviewer import access, exports, rulings
 from reviewer.models import Membership
 from reviewer.selectors import ItemFilters
 from tests.factories import (
@@ -23,6 +24,7 @@ from tests.factories import (
 )
 
 ROLES = [role.value for role in Membership.Role]
+REVIEWERS = sorted(access.ROLES_FOR[access.REVIEW])
 WHO = ["anonymous", "non-member", *ROLES]
 CSV = b"gold,output\n42,the answer is 42\n"
 
@@ -58,6 +60,12 @@ CASES = [
     Case("runs_compare", "get", access.VIEW, 200, query="a={run}&b={run}"),
     Case("item_detail", "get", access.VIEW, 200, {"item_id": "item"}),
     Case("item_detail", "post", access.REVIEW, 302, {"item_id": "item"}, {"verdict": "correct"}),
+    Case("run_assignments", "get", access.VIEW, 200, {"run_id": "run"}),
+    Case("run_assignments", "post", access.ASSIGN, 302, {"run_id": "run"}),
+    Case("ruling_apply", "post", access.RULE, 302, {"item_id": "item"}),
+    # Whoever made a ruling may undo it, and so may adjudicators; the owner made this one.
+    Case("ruling_undo", "post", access.ADJUDICATE, 302, {"ruling_id": "ruling"}),
+    Case("project_audit", "get", access.VIEW, 200, {"project_id": "project"}),
     Case(
         "export_create",
         "post",
@@ -129,6 +137,19 @@ CASES = [
     Case(
         "api:item_reviews", "post", access.REVIEW, 201, {"item_id": "item"}, {"verdict": "correct"}
     ),
+    Case("api:run_assignments", "get", access.VIEW, 200, {"run_id": "run"}),
+    Case(
+        "api:run_assignments",
+        "post",
+        access.ASSIGN,
+        200,
+        {"run_id": "run"},
+        {"annotators": {"member-annotator": 1}, "scope": "all"},
+    ),
+    Case("api:item_ruling", "post", access.RULE, 201, {"item_id": "item"}),
+    Case("api:ruling_undo", "post", access.ADJUDICATE, 200, {"ruling_id": "ruling"}),
+    Case("api:project_rulings", "get", access.VIEW, 200, {"project_id": "project"}),
+    Case("api:project_audit", "get", access.VIEW, 200, {"project_id": "project"}),
     Case("api:export_detail", "get", access.EXPORT, 200, {"export_id": "export"}),
     Case(
         "api:export_download", "get", access.EXPORT, 200, {"export_id": "export"}, query="part=data"
@@ -178,8 +199,16 @@ def world(db, settings, tmp_path, store_upload):
         created_by=members["owner"],
         members={user: role for role, user in members.items()},
     )
-    run = RunFactory(project=project, status="done", total_rows=1, evaluators=["exact"])
-    item = GradedItemFactory(run=run, row_number=1)
+    run = RunFactory(project=project, status="done", total_rows=4, evaluators=["exact"])
+    # Row 1 was decided by a person and row 2 has the same answer: a ruling can be made.
+    # Rows 3 and 4 are the same, and the owner already made that ruling: it can be undone.
+    decided = {"final_source": "human", "final_verdict": "correct"}
+    half, third = pair_key("\\frac{1}{2}", "0.5"), pair_key("\\frac{1}{3}", "1/3")
+    item = GradedItemFactory(run=run, row_number=1, pair_key=half, **decided)
+    GradedItemFactory(run=run, row_number=2, pair_key=half, final_source="auto")
+    ruled = GradedItemFactory(run=run, row_number=3, pair_key=third, **decided)
+    GradedItemFactory(run=run, row_number=4, pair_key=third, final_source="auto")
+    ruling = rulings.ruling_apply(item=ruled, user=members["owner"])
     EvaluationFactory(item=item, evaluator="exact")
     job = exports.export_start(
         run=run,
@@ -191,7 +220,13 @@ def world(db, settings, tmp_path, store_upload):
     )
     exports.export_write(export_id=job.pk)
     UserFactory(username="newcomer")
-    ids = {"project": project.pk, "run": run.pk, "item": item.pk, "export": job.pk}
+    ids = {
+        "project": project.pk,
+        "run": run.pk,
+        "item": item.pk,
+        "export": job.pk,
+        "ruling": ruling.pk,
+    }
     return {"members": members, "ids": ids, "upload": store_upload(CSV, "more.csv")}
 
 
@@ -210,6 +245,13 @@ def _request(client, case: Case, world):
             "map_gold": "gold",
             "map_output": "output",
             "evaluators": ["exact"],
+        }
+    if case.name == "run_assignments" and case.method == "post":
+        members = world["members"]
+        data |= {
+            "reviews_per_flagged_row": 1,
+            "scope": "all",
+            **{f"share_{members[role].pk}": int(role == "annotator") for role in REVIEWERS},
         }
     if case.api and case.method != "get":
         return getattr(client, case.method)(url, data, content_type="application/json")

@@ -499,8 +499,8 @@ def test_run_page_query_count_does_not_grow_with_rows(
     GradedItemFactory.create_batch(rows, run=run, needs_review=True, review_reasons=[])
 
     # Then the page costs the same number of queries:
-    # session, user, run, counts, progress, row count, one page of rows
-    with django_assert_num_queries(7):
+    # session, user, run, counts, progress, your queue, conflicts, row count, one page of rows
+    with django_assert_num_queries(9):
         reviewer_client.get(reverse("run_detail", args=[run.id]))
 
 
@@ -516,8 +516,9 @@ def test_item_page_query_count_does_not_grow_with_evaluations_or_reviews(
 
     # Then the page costs the same number of queries:
     # session, user, item with run and project, evaluations, reviews with annotators,
-    # counts, and four for the neighbours (the next flagged row wraps around to the start)
-    with django_assert_num_queries(10):
+    # counts, four for the neighbours (the next flagged row wraps around to the start),
+    # whether the row is assigned to the reviewer, and the row's audit trail
+    with django_assert_num_queries(12):
         reviewer_client.get(reverse("item_detail", args=[item.id]))
 
 
@@ -675,3 +676,22 @@ def test_demo_command_prints_credentials_that_log_in_and_loads_the_demo_run(clie
     assert run.total_rows >= 40
     response = client.get(reverse("run_detail", args=[run.id]))
     assert response.status_code == 200
+
+
+def test_demo_command_adds_two_annotators_to_try_team_review(client, capsys):
+    # When the demo command runs (twice: running it again must not fail or duplicate)
+    call_command("demo", password="a demo password 123")
+    call_command("demo", password="a demo password 123")
+
+    # Then two annotators of the demo project can log in and see its run
+    out = capsys.readouterr().out
+    assert "demo-ann and demo-bea are annotators" in out
+    run = Run.objects.get(project__name="Demo")
+    for name in ("demo-ann", "demo-bea"):
+        client.logout()
+        logged_in = client.post(
+            reverse("login"), {"username": name, "password": "a demo password 123"}
+        )
+        assert logged_in.status_code == 302
+        assert client.get(reverse("run_detail", args=[run.id])).status_code == 200
+        assert run.project.memberships.get(user__username=name).role == "annotator"
