@@ -188,6 +188,8 @@ def review_kind(*, item: Item, user, role: str | None) -> str:
         raise PermissionDenied(
             "The blind reviews of this row disagree; an adjudicator or owner decides it now."
         )
+    if adjudicates and item.review_stage != Stage.BLIND:
+        return Review.Kind.REVIEW
     assigned = Assignment.objects.filter(item=item, annotator=user).exists()
     if item.review_stage == Stage.BLIND:
         if assigned:
@@ -197,11 +199,7 @@ def review_kind(*, item: Item, user, role: str | None) -> str:
         raise PermissionDenied(
             "This row is under blind double review by the annotators it is assigned to."
         )
-    if (
-        not adjudicates
-        and not assigned
-        and Assignment.objects.filter(item__run_id=item.run_id).exists()
-    ):
+    if not assigned and Assignment.objects.filter(item__run_id=item.run_id).exists():
         raise PermissionDenied(
             "This run's review queue is split among annotators and this row is not in yours; "
             "an adjudicator or owner can review it."

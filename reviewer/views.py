@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -381,8 +382,9 @@ def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) 
 
 def _blind_progress(item: Item) -> dict:
     """How many of a double review's verdicts are in: the count, never the verdicts."""
-    assigned = item.assignments.count()
-    return {"assigned": assigned, "given": item.assignments.filter(done_at__isnull=False).count()}
+    return item.assignments.aggregate(
+        assigned=Count("pk"), given=Count("pk", filter=Q(done_at__isnull=False))
+    )
 
 
 def _item_url(item_id: int, filter_query: str) -> str:
