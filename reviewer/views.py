@@ -349,7 +349,7 @@ def _ruling_offer(item: Item | None, user) -> dict | None:
 
 def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) -> dict:
     evaluations = list(item.evaluations.all())
-    reviews = item.reviews.select_related("annotator", "ruling")
+    reviews = item.reviews.select_related("annotator")
     sees_others = access.sees_others_verdicts(item=item, role=item.role)
     if not sees_others:
         reviews = reviews.filter(annotator=user)
