@@ -44,7 +44,7 @@ SAMPLES_HEADER = "X-MathJury-Samples"
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class EndpointConfig:
     """Where to send requests and how long to wait for each (seconds)."""
 
@@ -60,6 +60,11 @@ class EndpointConfig:
             raise ValueError(
                 f"base URL {display_url(self.base_url)!r} is not an http(s) URL "
                 "(expected something like http://127.0.0.1:8000/v1)"
+            )
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(
+                f"base URL {display_url(self.base_url)!r} carries a user name or password, "
+                "which HTTP libraries write to their logs; give the secret as the API key"
             )
         if not self.model.strip():
             raise ValueError("the model name is empty")
