@@ -14,7 +14,8 @@ that asks for YES or NO, YES when the sum of the integers in the prompt is even;
 "The final answer is $\\boxed{S}$" where S is that sum. Faults are queued and each applies to
 one API request, in order: ``{"status": 429, "retry_after": 1}``, ``{"status": 500}``,
 ``{"drop": true}`` (close without answering), ``{"drop_mid_answer": true}`` (close halfway
-through the body), ``{"delay_s": 5}`` (answer late). Every request is counted: per path, per
+through the body), ``{"delay_s": 5}`` (answer late), ``{"status": 200, "html": "..."}`` (a
+proxy's page where JSON was expected). Every request is counted: per path, per
 (prompt, sample) answered, and the most requests in flight at once.
 """
 
@@ -66,9 +67,11 @@ class ServerState:
         self.chat_log: list[dict] = []  # chat requests answered
         self.arrivals: list[dict] = []  # every API request: when, where, which fault it met
         self.answered: Counter[tuple[str, int]] = Counter()
-        # A live count: a slow request of an earlier test may still be running.
-        self.in_flight = getattr(self, "in_flight", 0)
-        self.max_in_flight = self.in_flight
+        # Requests that arrived before a reset (a slow one of an earlier test) are answered
+        # but not counted after it.
+        self.epoch = getattr(self, "epoch", 0) + 1
+        self.in_flight = 0  # of this epoch's requests
+        self.max_in_flight = 0
 
     def snapshot(self) -> dict:
         with self.lock:
@@ -155,6 +158,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             self._drop()
             return
         with state.lock:
+            self.epoch = state.epoch
             state.requests[self.path] += 1
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
@@ -188,7 +192,8 @@ class ApiHandler(BaseHTTPRequestHandler):
                 self._json(404, {"error": {"message": f"no route {self.command} {self.path}"}})
         finally:
             with state.lock:
-                state.in_flight -= 1
+                if self.epoch == state.epoch:
+                    state.in_flight -= 1
 
     def _chat(self, body: dict, fault: dict) -> None:
         state = self.state
@@ -211,6 +216,11 @@ class ApiHandler(BaseHTTPRequestHandler):
             )
             for sample in samples
         ]
+        with state.lock:
+            stale = self.epoch != state.epoch
+        if stale:
+            self._json(200, completion_body(choices, body.get("model", ""), {}))
+            return
         with state.lock:
             for sample in samples:
                 state.answered[(prompt, sample)] += 1
@@ -260,6 +270,14 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._json(200, embeddings_body(texts, body.get("model", ""), as_base64), fault)
 
     def _send_fault(self, fault: dict) -> None:
+        if "html" in fault:  # a proxy's page where JSON was expected
+            data = fault["html"].encode()
+            self.send_response(fault["status"])
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         headers = {}
         if "retry_after" in fault:
             headers["Retry-After"] = str(fault["retry_after"])

@@ -3,6 +3,9 @@ retries, and the errors a run page will count."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from grading.llm import (
@@ -195,7 +198,8 @@ def test_a_slow_answer_times_out_and_is_retried(openai_server):
     with EndpointClient(config, QUICK_RETRIES) as client:
         (completion,) = client.chat(QUESTION)
 
-    assert completion.attempts == 2
+    assert completion.attempts >= 2
+    assert openai_server.state()["arrivals"][0]["fault"] == {"delay_s": 3}
 
 
 def test_an_outage_shorter_than_the_retries_loses_nothing(openai_server):
@@ -262,6 +266,16 @@ def test_a_retry_after_longer_than_the_client_waits_ends_at_once(openai_server):
     assert "asked to wait 3600 s, longer than the 30 s this client waits" in str(caught.value)
 
 
+def test_a_page_that_is_not_an_answer_is_a_bad_response(client, openai_server):
+    openai_server.fail_next({"status": 200, "html": "<html><body>Welcome to nginx!</body></html>"})
+
+    with pytest.raises(EndpointError) as caught:
+        client.chat(QUESTION)
+
+    assert caught.value.kind is ErrorKind.BAD_RESPONSE
+    assert caught.value.attempts == 1
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -287,3 +301,22 @@ def test_bad_endpoint_settings_are_refused_up_front(options, message):
 def test_bad_sampling_parameters_are_refused_up_front(options, message):
     with pytest.raises(ValueError, match=message):
         SamplingParams(**options)
+
+
+def test_another_process_reaches_the_test_server(openai_server):
+    # As a Celery worker would: a separate interpreter with only the base URL.
+    script = (
+        "import sys; from grading.llm import EndpointClient, EndpointConfig; "
+        "client = EndpointClient(EndpointConfig(base_url=sys.argv[1], model='fake-model')); "
+        "print(client.chat([{'role': 'user', 'content': 'What is 5 + 6?'}])[0].text)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, openai_server.base_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+
+    assert "\\boxed{11}" in result.stdout
+    assert openai_server.state()["requests"] == {"/v1/chat/completions": 1}
