@@ -21,6 +21,7 @@ from django.db import connection
 from reviewer.celery import app as celery_app
 from reviewer.uploads import StoredUpload, upload_store
 from tests.factories import TEST_USERNAME, UserFactory
+from tests.fakes.control import FakeOpenAIServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT.parent / "shared"
@@ -215,3 +216,18 @@ def celery_worker_process(
     yield start
     for worker in started:
         worker.stop()
+
+
+@pytest.fixture(scope="session")
+def _fake_openai_process() -> Iterator[FakeOpenAIServer]:
+    server = FakeOpenAIServer.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def openai_server(_fake_openai_process: FakeOpenAIServer) -> FakeOpenAIServer:
+    """The fake OpenAI-compatible server (tests/fakes/openai_server.py), in its own process on
+    127.0.0.1, with no faults, scripts or counts left from an earlier test."""
+    _fake_openai_process.reset()
+    return _fake_openai_process
