@@ -15,6 +15,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -64,14 +65,22 @@ class HashedNotionEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         matrix = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
-            lowered = text.lower()
-            features = [f"w:{word}" for word in _HASHED_WORD.findall(lowered)]
-            features.append(f"n:{' '.join(lowered.split())}")
-            for feature in features:
-                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
-                value = int.from_bytes(digest, "big")
-                matrix[row, value % self.dimensions] += 1.0 if value >> 63 else -1.0
+            for column, sign in _hashed_features(text, self.dimensions):
+                matrix[row, column] += sign
         return matrix
+
+
+@lru_cache(maxsize=65_536)  # notions repeat from row to row
+def _hashed_features(text: str, dimensions: int) -> tuple[tuple[int, float], ...]:
+    """The (column, sign) of each feature: every word of the notion, and the notion itself."""
+    lowered = text.lower()
+    features = [f"w:{word}" for word in _HASHED_WORD.findall(lowered)]
+    features.append(f"n:{' '.join(lowered.split())}")
+    hashed = []
+    for feature in features:
+        value = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "big")
+        hashed.append((value % dimensions, 1.0 if value >> 63 else -1.0))
+    return tuple(hashed)
 
 
 class StaticModelEmbedder:

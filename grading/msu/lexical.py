@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from grading.msu.notions import Notions, ascii_punctuation, normalise_notions
-from grading.msu.word_list import WORD, WordList, default_word_list
+from grading.msu.word_list import PhraseIndex, WordList, default_word_list
 
 # Bump when the rules in this module change; the word list's own digest is added to it.
 RULES_VERSION = "1"
@@ -70,6 +70,8 @@ _ANSWER_IS = re.compile(r"(?i)\banswer is:?\s*\$?\s*(-?\d+(?:\.\d+)?(?:/\d+)?)")
 _HASHES = re.compile(r"####\s*(" + _NUMBER + ")")
 _LATEX_SPACING = re.compile(r"\\[,;:! ]|\\left\b|\\right\b|\$")
 _SPACES = re.compile(r"\s+")
+_LATEX_COMMAND = re.compile(r"\\[a-z]+")
+_WORD_RUN = re.compile(r"[a-z0-9][a-z0-9' \t\r\n-]*")  # words joined by spaces and hyphens
 
 
 class LexicalExtractor:
@@ -134,41 +136,30 @@ def _add(found: set[str], notion: str | None) -> None:
 def term_notions(text: str, words: WordList) -> set[str]:
     """Word-list notions named in the prose, matched on canonical words, longest phrase first.
 
-    A phrase never spans punctuation, math or a LaTeX command: only spaces and hyphens may stand
-    between its words, so "the sum. Product" is not "sum product".
+    A phrase never spans punctuation, math or a LaTeX command: only spaces, hyphens and
+    apostrophes may stand between its words, so "turn right. Triangle" is no "right triangle".
     """
     folded = unicodedata.normalize("NFKD", ascii_punctuation(text))
     folded = folded.encode("ascii", "ignore").decode("ascii").lower()
+    folded = _LATEX_COMMAND.sub("|", folded)  # a command name is never a word and ends a phrase
     index = words.index
     found: set[str] = set()
-    run: list[str] = []
-    previous_end = 0
-    for match in WORD.finditer(folded):
-        start = match.start()
-        command = start > 0 and folded[start - 1] == "\\"
-        if command or folded[previous_end:start].strip(" \t\r\n-"):
-            _match_run(run, index.phrases, index.longest, found)
-            run = []
-        previous_end = match.end()
-        if not command:
-            run.append(index.canonical_word(match[0]))
-    _match_run(run, index.phrases, index.longest, found)
+    for run in _WORD_RUN.finditer(folded):
+        _match_phrases(index.canonical_words(run[0]), index, found)
     return found
 
 
-def _match_run(
-    run: list[str], phrases: dict[tuple[str, ...], str], longest: int, found: set[str]
-) -> None:
+def _match_phrases(run: list[str], index: PhraseIndex, found: set[str]) -> None:
     position = 0
     while position < len(run):
+        longest = index.starts.get(run[position], 0)
         for length in range(min(longest, len(run) - position), 0, -1):
-            notion = phrases.get(tuple(run[position : position + length]))
+            notion = index.phrases.get(tuple(run[position : position + length]))
             if notion:
                 found.add(notion)
-                position += length
+                position += length - 1
                 break
-        else:
-            position += 1
+        position += 1
 
 
 def key_quantities(text: str) -> list[str]:

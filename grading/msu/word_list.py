@@ -61,12 +61,15 @@ class PhraseIndex:
 
     canonical: dict[str, str]
     phrases: dict[tuple[str, ...], str]
-    longest: int
+    starts: dict[str, int]  # first word of a phrase -> the longest phrase that starts with it
 
-    def canonical_word(self, token: str) -> str:
-        """The canonical form of a lower-case token as the tokenizer found it."""
-        token = strip_possessive(token)
-        return self.canonical.get(token, token)
+    def canonical_words(self, text: str) -> list[str]:
+        """The canonical form of each word of a lower-case text."""
+        words = []
+        for token in WORD.findall(text):
+            token = strip_possessive(token)
+            words.append(self.canonical.get(token, token))
+        return words
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,10 @@ def build_phrase_index(terms: tuple[Term, ...], source: str = TERMS_FILE) -> Phr
                     f"{source}: {phrase!r} (a name of {term.notion!r}) reads the same as a name"
                     f" of {phrases[key]!r}"
                 )
-    return PhraseIndex(canonical=canonical, phrases=phrases, longest=max(map(len, phrases)))
+    starts: dict[str, int] = {}
+    for key in phrases:
+        starts[key[0]] = max(starts.get(key[0], 0), len(key))
+    return PhraseIndex(canonical=canonical, phrases=phrases, starts=starts)
 
 
 def parse_word_list(terms_text: str, latex_text: str) -> WordList:

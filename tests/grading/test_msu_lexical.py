@@ -180,6 +180,7 @@ def test_no_words_from_the_lists_of_common_words_or_plain_prose(extractor):
         ("using the CAUCHY-SCHWARZ inequality", "cauchy-schwarz inequality"),
         ("Bézout's identity", "bezout's identity"),
         ("a 30-60-90 triangle", "30-60-90 triangle"),
+        ("by Menelaus' theorem", "menelaus' theorem"),
     ],
 )
 def test_plurals_possessives_inflections_and_spellings_are_recognised(extractor, text, notion):
