@@ -15,6 +15,7 @@ from grading.msu.lexical import (
     key_quantities,
     latex_notions,
 )
+from grading.msu.notions import normalise_notions
 from grading.msu.word_list import (
     KINDS,
     SUBJECTS,
@@ -396,3 +397,10 @@ def test_a_latex_command_for_an_unknown_notion_is_refused():
         parse_latex_commands("# comment\ncalculus | \\int", {"integral"})
     with pytest.raises(WordListError, match=r"line 1: 'frac' is not a \\command"):
         parse_latex_commands("fraction | frac", {"fraction"})
+
+
+def test_word_list_notions_are_stored_as_written():
+    # Both extractors' lists go through the same normalisation; the list's names must survive it.
+    notions = [t.notion for t in default_word_list().terms]
+
+    assert list(normalise_notions(notions)) == sorted(notions)
