@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from grading.answer_type import is_multi_part
 from grading.types import AnswerType, Evaluation, Sample, Verdict
 
 # The final answer lives in the last part of an output; longer outputs are read from here.
@@ -84,7 +85,6 @@ _TWO_VALUES = re.compile(
     r"[^\w\n]{0,12}(?:[a-z]\s*=\s*)?([-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)",
     re.IGNORECASE,
 )
-_LIST_SEPARATOR = re.compile(r"(?<!\d),|,(?!\d{3}\b)|\band\b|\bor\b")
 _PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
 _TWO_LETTERS = re.compile(
     r"(?<![\w\\])\(?([A-E])\)?\s*(?:,|&|/|\band\b|\bor\b|\bet\b|\bou\b|\by\b|和|或)\s*"
@@ -177,7 +177,7 @@ def detect(
         if statements and _names_two_letters(statements[-1].text):
             findings.append("multiple_answers")
     else:
-        single_valued = answer_type in SINGLE_VALUE_TYPES and not _is_multi_part(sample.gold)
+        single_valued = answer_type in SINGLE_VALUE_TYPES and not is_multi_part(sample.gold)
         if gives_different_answers(tail, statements, single_valued, sample.gold):
             findings.append("multiple_answers")
         if single_valued and hedges_between_values(tail, statements):
@@ -518,11 +518,6 @@ def _names_two_letters(text: str) -> bool:
 
 def _polarity(word: str) -> bool:
     return word.lower() in ("yes", "true")
-
-
-def _is_multi_part(gold: str) -> bool:
-    """True for golds that hold several values ("2, 3", "\\pm 3"), where lists are expected."""
-    return bool(_PLUS_MINUS.search(gold) or _LIST_SEPARATOR.search(gold.replace("{,}", "")))
 
 
 def _has_square_factor(n: int) -> bool:

@@ -12,7 +12,8 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from grading import answer_type, detectors, jury
-from grading.evaluators import Evaluator
+from grading.candidates import Candidates, find_candidates
+from grading.evaluators import ContextEvaluator, Evaluator
 from grading.types import Evaluation, GradedSample, Sample, Status
 
 # The detail of an evaluation that raised MemoryError; the sandbox replaces that child.
@@ -22,10 +23,23 @@ OUT_OF_MEMORY_DETAIL = "ran out of memory"
 STRING_EVALUATORS = frozenset({"exact", "choice"})
 
 
-def run_evaluator(evaluator: Evaluator, sample: Sample) -> Evaluation:
-    """Run one evaluator, turning any exception into an ERROR evaluation."""
+def run_evaluator(
+    evaluator: Evaluator,
+    sample: Sample,
+    candidates: Candidates | None = None,
+    earlier: tuple[Evaluation, ...] = (),
+) -> Evaluation:
+    """Run one evaluator, turning any exception into an ERROR evaluation.
+
+    An evaluator with ``evaluate_in_context`` (the jury's own ``answer_check``) also reads the
+    output's candidate answers and the evaluations that ran before it.
+    """
     started = time.perf_counter()
     try:
+        if isinstance(evaluator, ContextEvaluator):
+            if candidates is None:
+                candidates = find_candidates(sample.output)
+            return evaluator.evaluate_in_context(sample, candidates, earlier)
         return evaluator.evaluate(sample.gold, sample.output)
     except MemoryError:
         detail = OUT_OF_MEMORY_DETAIL
@@ -44,9 +58,14 @@ def run_evaluator(evaluator: Evaluator, sample: Sample) -> Evaluation:
 
 
 def evaluate_all(sample: Sample, evaluators: Sequence[Evaluator]) -> Iterator[Evaluation]:
-    """Each evaluator's result as it finishes, string evaluators first."""
-    for evaluator in sorted(evaluators, key=lambda e: e.name not in STRING_EVALUATORS):
-        yield run_evaluator(evaluator, sample)
+    """Each evaluator's result as it finishes: string evaluators first, so a row stopped at
+    its time limit still shows them, and evaluators that read the others' results last."""
+    candidates = find_candidates(sample.output)
+    finished: list[Evaluation] = []
+    for evaluator in sorted(evaluators, key=_run_order):
+        evaluation = run_evaluator(evaluator, sample, candidates, tuple(finished))
+        finished.append(evaluation)
+        yield evaluation
 
 
 def grade_sample(
@@ -69,3 +88,9 @@ def grade_sample(
     evaluations = tuple(finished[e.name] for e in evaluators)
     findings = detectors.detect(sample, kind, evaluations)
     return jury.decide(kind, evaluations, findings, policy)
+
+
+def _run_order(evaluator: Evaluator) -> int:
+    if isinstance(evaluator, ContextEvaluator):
+        return 2
+    return 0 if evaluator.name in STRING_EVALUATORS else 1

@@ -23,7 +23,22 @@ MESSAGES: dict[str, str] = {
     "text_answer": "The gold is in words, which the evaluators can only match literally.",
     "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, and simplifying may have been the task.",
     "mixed_number": "The answer is written as a mixed number (4 4/9), which parsers can misread.",
+    "numeric_probe": "The answer equals the gold only by evaluating both at random points (an identity SymPy did not simplify).",
+    "form_requested": "The problem asks for a particular form, and the answer equals the gold only in another notation.",
+    "variable_name": "The answer equals the gold only after renaming its variable.",
+    "undefined_value": "The answer or the gold is undefined (0/0, division by zero, not a number); it is never credited.",
+    "gold_stated_elsewhere": "The output states the gold as an answer too, but its final answer is another value.",
+    "rounding_differs": "The answer equals the gold only after rounding one of them to the other's precision.",
+    "constant_of_integration": "The answer differs from the gold only by a constant of integration (+C).",
+    "many_answers": "The problem admits many right answers; one other than the gold may be right.",
+    "letter_value_mismatch": "The option letter the output gives and the value it states name different options.",
+    "declined": "The output says it is not sure or that no option fits.",
+    "contradicts_itself": "The yes/no answer contradicts the output's own explanation.",
+    "gold_suspect": "The gold answer looks malformed (it does not parse, or carries stray punctuation or text).",
 }
+
+# Reasons listed for information only: they explain a verdict without doubting it.
+INFORMATION_ONLY = frozenset({"numeric_probe"})
 
 
 def reason(code: str) -> ReviewReason:

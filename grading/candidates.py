@@ -1,0 +1,324 @@
+"""Candidate answers: every place an output states a final answer, found in one pass.
+
+Evaluators, detectors and the jury read the same candidates, so they agree on what the output
+says before they disagree on whether it is right. A candidate has a cue (how it was stated: a
+box, "the answer is", a first line that is a bare answer, the last sentence) and a weight;
+``final`` is the answer the output commits to. Only bounded windows of the output are read
+(its head and its tail) and every pattern is linear-time, so any output costs about the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# The final answer lives at the end; a first-line answer at the start.
+TAIL_CHARS = 3000
+HEAD_CHARS = 300
+# A box holding more than this is not a final answer; stops brace matching early.
+MAX_BOX_CHARS = 400
+# How far after an answer marker the stated answer may run.
+MAX_STATEMENT_CHARS = 160
+# A first line longer than this is prose, not an answer given up front.
+MAX_FIRST_LINE_CHARS = 48
+
+# Cues, strongest first. Weight 3 commits; weight 2 is an answer put plainly; weight 1 is what
+# the last sentence happens to say.
+FINAL_MARKER = "final_marker"
+ANSWER_MARKER = "answer_marker"
+BOXED = "boxed"
+BOLD = "bold"
+FIRST_LINE = "first_line"
+CONCLUSION = "conclusion"
+LAST_SENTENCE = "last_sentence"
+WEIGHTS = {
+    FINAL_MARKER: 3,
+    ANSWER_MARKER: 3,
+    BOXED: 3,
+    BOLD: 2,
+    FIRST_LINE: 2,
+    CONCLUSION: 2,
+    LAST_SENTENCE: 1,
+}
+
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_FINAL_MARKER = re.compile(
+    r"(?:\bfinal\s+answer|réponse\s+finale|respuesta\s+final|resposta\s+final|最终答案"
+    r"|^[ \t]*#{4})[\s*:：]*(?:is\b|est\b|es\b|é\b)?[\s*:：]*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ANSWER_MARKER = re.compile(
+    r"(?:\b(?:the\s+)?answer\s*(?:is\b|:|=)|\bcorrect\s+(?:answer|option|choice)\s+is\b"
+    r"|\b(?:answer|option|choice)\s+is\b|\bla\s+réponse\s+est\b|\bréponse\s*:|\bla\s+respuesta\s+es\b"
+    r"|\brespuesta\s*:|\ba\s+resposta\s+é\b|\bresposta\s*:|\bdie\s+antwort\s+ist\b|\bantwort\s*:"
+    r"|\bответ\s*:|答案\s*(?:是|为|:|：))[\s*:：]*",
+    re.IGNORECASE,
+)
+_BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+# Words that show the model went back on what it said before.
+_SELF_CORRECTION = re.compile(
+    r"\b(?:wait|actually|on second thought|let me re(?:check|consider|do|compute|calculate|think)"
+    r"|i made an? (?:mistake|error)|correct(?:ing)? myself|correction)\b",
+    re.IGNORECASE,
+)
+_THINK_END = re.compile(r"</think>", re.IGNORECASE)
+_THINK_START = re.compile(r"<think>", re.IGNORECASE)
+# A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does.
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
+_CONCLUSION_WORDS = re.compile(
+    r"^\W*(?:so|thus|therefore|hence|consequently|overall|in total|in all|altogether|donc"
+    r"|por lo tanto|portanto|also|所以|因此)\b",
+    re.IGNORECASE,
+)
+# What the last sentence says the answer is: the part after its last "is", "=" or ":".
+_PREDICATE = re.compile(
+    r".*(?:\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
+    r"|=|:|：|是|为)",
+    re.DOTALL | re.IGNORECASE,
+)
+# A first line that is an answer given up front: a number with a few words of unit, a choice
+# letter, or a yes/no word.
+_FIRST_LINE_ANSWER = re.compile(
+    r"^[\s*#>]*(?:(?:answer|réponse|respuesta)\s*:\s*)?"
+    r"(?:\$?[-−]?\$?\d[\d,.]*(?:\s*/\s*\d+)?\$?(?:\s+[A-Za-z]+){0,3}"
+    r"|\(?[A-E]\)?|yes|no|true|false|oui|non|sí|si|ja|nein)\W{0,3}$",
+    re.IGNORECASE,
+)
+_LEADING_YES_NO = re.compile(r"^[\s*#>\"'(]*(yes|no|true|false)\b", re.IGNORECASE)
+_DISPLAY_MATH = re.compile(r"(?:\\\[|\$\$)(.{0,300}?)(?:\\\]|\$\$)", re.DOTALL)
+_INLINE_MATH = re.compile(r"(?:\$|\\\()(.{0,200}?)(?:(?<!\\)\$|\\\))", re.DOTALL)
+_LEAD = re.compile(r"[\s$*:(\\\[]*")
+_TRAILING_STOP = re.compile(r"[.!?。]+$")
+_DISPLAY_BLOCK = re.compile(r"\\\[.{0,1000}?\\\]|\$\$.{0,1000}?\$\$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One place the output states an answer."""
+
+    text: str  # the stated answer, raw (delimiters and words still there)
+    start: int  # offset in the output
+    cue: str
+    in_think: bool = False  # inside a <think> block: reasoning, not the reply
+
+    @property
+    def weight(self) -> int:
+        return WEIGHTS[self.cue]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """All candidates of one output, in order, and the one it commits to."""
+
+    items: tuple[Candidate, ...]
+    final: Candidate | None
+    # Candidates that count: outside <think> (when the reply states any) and after the last
+    # self-correction (when anything is stated after it).
+    standing: tuple[Candidate, ...]
+
+    def weighty(self) -> tuple[Candidate, ...]:
+        """Standing candidates stated plainly (weight 2 or more)."""
+        return tuple(c for c in self.standing if c.weight >= 2)
+
+
+def find_candidates(output: str) -> Candidates:
+    """Every stated answer in ``output`` and the final one."""
+    offset = max(0, len(output) - TAIL_CHARS)
+    tail = output[offset:]
+    think_end = _reply_start(output)
+    items: list[Candidate] = []
+    for start, content in _boxes(tail):
+        items.append(Candidate(content, offset + start, BOXED))
+    items.extend(_marked(tail, offset))
+    for match in _BOLD.finditer(tail):
+        text = match.group(1).strip(" :")
+        if text and not _ANSWER_MARKER.search(text) and not _FINAL_MARKER.search(text):
+            items.append(Candidate(text, offset + match.start(), BOLD))
+    first = _first_line(output, think_end)
+    if first is not None:
+        items.append(first)
+    last = _last_sentence(tail, offset)
+    if last is not None:
+        items.append(last)
+    items = _dedup(sorted(items, key=lambda c: c.start))
+    items = [
+        Candidate(c.text, c.start, c.cue, in_think=c.start < think_end) if think_end else c
+        for c in items
+    ]
+    standing = _standing(items, tail, offset, think_end)
+    return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+def _reply_start(output: str) -> int:
+    """Where the reply starts after a <think> block (0 without one); an unclosed block covers
+    everything, so nothing in it is a reply."""
+    ends = [m.end() for m in _THINK_END.finditer(output)]
+    if ends:
+        return ends[-1]
+    start = _THINK_START.search(output)
+    return len(output) if start else 0
+
+
+def _boxes(text: str) -> Iterator[tuple[int, str]]:
+    """(start, content) of each closed top-level box, in order."""
+    position = 0
+    while (match := _BOX.search(text, position)) is not None:
+        depth, index = 1, match.end()
+        limit = min(len(text), index + MAX_BOX_CHARS)
+        while index < limit and depth:
+            depth += (text[index] == "{") - (text[index] == "}")
+            index += 1
+        content = text[match.end() : index - 1].strip()
+        if not depth and content:
+            yield match.start(), content
+        position = index
+
+
+def _marked(tail: str, offset: int) -> Iterator[Candidate]:
+    """Answers after markers ("the answer is", "Final answer:", "####"); a marker followed by
+    another before its answer ends ("Final answer: the answer is 5") yields only the inner."""
+    markers = [(m, FINAL_MARKER) for m in _FINAL_MARKER.finditer(tail)]
+    markers += [(m, ANSWER_MARKER) for m in _ANSWER_MARKER.finditer(tail)]
+    markers.sort(key=lambda pair: pair[0].start())
+    kept: list[tuple[re.Match, str]] = []
+    for match, cue in markers:
+        if kept and kept[-1][0].end() > match.start():  # overlapping: keep the longer
+            if match.end() - match.start() > kept[-1][0].end() - kept[-1][0].start():
+                kept[-1] = (match, cue)
+            continue
+        kept.append((match, cue))
+    for index, (match, cue) in enumerate(kept):
+        text, end = statement_after(tail, match.end())
+        following = kept[index + 1][0].start() if index + 1 < len(kept) else len(tail)
+        if text and following >= end:
+            yield Candidate(text, offset + match.start(), cue)
+        elif text and cue == FINAL_MARKER and following < end:
+            continue
+
+
+def statement_after(text: str, start: int) -> tuple[str, int]:
+    """The answer stated from ``start`` on: a box or math span right there, else the rest of
+    the sentence; and where it ends."""
+    window = text[start : start + MAX_STATEMENT_CHARS]
+    lead = _LEAD.match(window).end()
+    box = next(_boxes(window), None)
+    if box is not None and box[0] <= lead:
+        return box[1], start + box[0] + len(box[1]) + 1
+    stripped = len(window) - len(window.lstrip())
+    for pattern in (_DISPLAY_MATH, _INLINE_MATH):
+        span = pattern.match(window, stripped)
+        if span and span.group(1).strip():
+            rest = window[span.end() :]
+            more = _SENTENCE_END.search(rest)
+            tail_words = rest[: more.start() if more else len(rest)]
+            # "$12$ dollars" keeps its unit words; "$x=3$, so ..." stops at the math.
+            if tail_words.strip() and not re.match(r"\s*[,;]", tail_words):
+                return (span.group(0) + tail_words).strip(), start + span.end() + len(tail_words)
+            return span.group(0).strip(), start + span.end()
+    end = _SENTENCE_END.search(window, stripped)
+    stop = end.start() if end else len(window)
+    statement = window[:stop].strip()
+    # "the answer is expected to be an integer" states no answer.
+    if statement[:1].islower() and len(statement.split()) > 4 and not re.search(r"\d", statement):
+        statement = ""
+    return statement, start + stop
+
+
+def _first_line(output: str, reply_start: int) -> Candidate | None:
+    """A reply whose first line is a bare answer ("5 buses.", "No.", "(B)")."""
+    head = output[reply_start : reply_start + HEAD_CHARS]
+    stripped = head.lstrip()
+    line = stripped.split("\n", 1)[0]
+    if len(line) > MAX_FIRST_LINE_CHARS or "\n" not in stripped:
+        # A one-line reply is covered by the last sentence.
+        return None
+    start = reply_start + len(head) - len(stripped)
+    if _FIRST_LINE_ANSWER.match(line):
+        return Candidate(line.strip(), start, FIRST_LINE)
+    yes_no = _LEADING_YES_NO.match(line)
+    if yes_no:
+        return Candidate(yes_no.group(1), start, FIRST_LINE)
+    return None
+
+
+def _last_sentence(tail: str, offset: int) -> Candidate | None:
+    """The predicate of the last sentence: what it says the answer is."""
+    text = _TRAILING_STOP.sub("", _flatten_display(tail.rstrip()))
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    start = ends[-1] if ends else 0
+    sentence = text[start:]
+    if not sentence.strip() or _BOX.search(sentence) or _ANSWER_MARKER.search(sentence):
+        return None  # nothing, or a statement already found with a stronger cue
+    conclusive = bool(_CONCLUSION_WORDS.match(sentence))
+    verb = _PREDICATE.match(sentence)
+    predicate = sentence[verb.end() :] if verb else sentence
+    predicate = predicate.strip()
+    if not predicate:
+        return None
+    if not verb and len(predicate) > MAX_FIRST_LINE_CHARS and not conclusive:
+        return None  # a sentence that states nothing in particular
+    begin = offset + start + (verb.end() if verb else 0)
+    return Candidate(predicate, begin, CONCLUSION if conclusive else LAST_SENTENCE)
+
+
+def _dedup(items: list[Candidate]) -> list[Candidate]:
+    """One candidate per stated answer: a marker and the box it introduces are one statement,
+    and the last sentence repeating a marked answer adds nothing."""
+    kept: list[Candidate] = []
+    for candidate in items:
+        duplicate = next(
+            (
+                k
+                for k in kept
+                if _core_text(k.text) == _core_text(candidate.text)
+                and (abs(k.start - candidate.start) < MAX_STATEMENT_CHARS)
+            ),
+            None,
+        )
+        if duplicate is None:
+            kept.append(candidate)
+        elif candidate.weight > duplicate.weight:
+            kept[kept.index(duplicate)] = Candidate(
+                candidate.text, duplicate.start, candidate.cue, duplicate.in_think
+            )
+    return kept
+
+
+def _standing(
+    items: list[Candidate], tail: str, offset: int, think_end: int
+) -> list[Candidate]:
+    standing = [c for c in items if not c.in_think] or items
+    corrections = [offset + m.end() for m in _SELF_CORRECTION.finditer(tail)]
+    if corrections:
+        after = [c for c in standing if c.start > corrections[-1]]
+        if after:
+            standing = after
+    return standing
+
+
+def _final(standing: list[Candidate]) -> Candidate | None:
+    """The answer the output commits to: the last of its strongest cue, except that a plain
+    last sentence never outranks an answer given up front."""
+    if not standing:
+        return None
+    best = max(c.weight for c in standing)
+    strongest = [c for c in standing if c.weight == best]
+    if best == 2:
+        conclusions = [c for c in strongest if c.cue == CONCLUSION]
+        if conclusions:
+            return conclusions[-1]
+    return strongest[-1]
+
+
+_CORE_STRIP = re.compile(r"[\s$*.,;:!?(){}\\]|boxed|text|mathrm")
+
+
+def _core_text(text: str) -> str:
+    return _CORE_STRIP.sub("", text).lower()
+
+
+def _flatten_display(text: str) -> str:
+    """``text`` with line breaks inside display math blocks turned into spaces (same length),
+    so a display block is part of the sentence that introduces it."""
+    return _DISPLAY_BLOCK.sub(lambda m: m.group(0).replace("\n", " "), text)

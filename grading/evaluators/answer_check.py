@@ -1,0 +1,294 @@
+"""``answer_check``: MathJury's own grader, the jury's first juror.
+
+It grades the answer the output states (``grading.candidates``), not whatever a library's
+extraction found, and compares it with the gold by value (``grading.equivalence``): an answer
+in another notation is right, and the rewrite or the numeric probe that showed it is named in
+the signals. It also says which other evaluators read that same answer, so the jury can tell
+a literal comparison that failed (not a real disagreement) from a different reading of the
+output (a real one). For choice golds it reads the committed letter or yes/no, checks a letter
+against the value it names and a yes/no against hedges and self-contradiction.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from grading import options
+from grading.answer_type import classify, is_multi_part
+from grading.answers import StatedAnswer, read_answer
+from grading.candidates import BOXED, Candidates
+from grading.equivalence.check import Comparison, compare_values
+from grading.evaluators import choice
+from grading.evaluators.nearmiss import near_miss_signals
+from grading.types import CHOICE_ANSWER_TYPES, AnswerType, Evaluation, Sample, Status, Verdict
+
+# Evaluators whose reading of the output is compared with the stated answer.
+MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex", "exact"})
+_FORM_REQUEST = re.compile(
+    r"\bcommon fraction|\bsimplest (?:radical )?form|\bradical form|\binterval notation"
+    r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b|\bas a decimal"
+    r"|\bmixed number|\bscientific notation|\bbase[ -]\d+|\bexpanded form|\bfactored form"
+    r"|\bslope-intercept|\bstandard form|\bfactor (?:completely|fully)|\bexact value",
+    re.IGNORECASE,
+)
+_DECLINES = re.compile(
+    r"\b(?:not (?:confident|sure|certain)|cannot (?:determine|decide|tell|be sure)"
+    r"|can't (?:determine|decide|tell)|none of the (?:options|choices|answers)|i don't know"
+    r"|unable to (?:determine|decide))\b",
+    re.IGNORECASE,
+)
+_YES_NO_WORD = re.compile(
+    r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
+    re.IGNORECASE,
+)
+_POLARITY = {"yes": True, "true": True, "oui": True, "sí": True, "ja": True, "correct": True}
+_YES_NO_HEDGE = re.compile(
+    r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
+    r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
+    r"|more or less|kind of|sort of)\b",
+    re.IGNORECASE,
+)
+
+
+class AnswerCheck:
+    """The stated final answer, compared with the gold by value."""
+
+    name = "answer_check"
+    version = "1"
+
+    def evaluate_in_context(
+        self, sample: Sample, candidates: Candidates, evaluations: tuple[Evaluation, ...]
+    ) -> Evaluation:
+        """Grade ``sample`` from its candidates; ``evaluations`` are the others' results."""
+        started = time.perf_counter()
+        kind = classify(sample.gold)
+        if kind in CHOICE_ANSWER_TYPES:
+            fields = _grade_choice(sample, kind, candidates)
+        else:
+            fields = _grade_math(sample, kind, candidates, evaluations)
+        return Evaluation(
+            evaluator=self.name,
+            version=self.version,
+            ms=(time.perf_counter() - started) * 1000,
+            **fields,
+        )
+
+
+def _grade_math(
+    sample: Sample,
+    kind: AnswerType,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> dict:
+    gold = sample.gold.strip()
+    final = candidates.final
+    if final is None:
+        return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "no stated answer"}
+    multi_part = is_multi_part(sample.gold)
+    stated = read_answer(_joined_parts(candidates, multi_part) or final.text)
+    shown = {"extracted": stated.expression, "extracted_latex": stated.expression, "gold_latex": gold}
+    signals: list[str] = []
+    if stated.hedged and not multi_part:
+        signals.append("hedged")
+    comparison = _compare(gold, stated)
+    if comparison.equal is None:
+        return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
+    correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
+    signals.extend(_comparison_signals(comparison, stated, sample.problem))
+    if not correct:
+        signals.extend(near_miss_signals(sample, gold, stated, candidates))
+    if _DECLINES.search(final.text) or _DECLINES.search(sample.output[-300:]):
+        signals.append("declined")
+    return {
+        **shown,
+        "status": Status.OK,
+        "verdict": Verdict.CORRECT if correct else Verdict.INCORRECT,
+        "signals": tuple(dict.fromkeys(signals)),
+        **_other_readings(stated, final.weight, candidates, evaluations),
+        "detail": f"equal by {comparison.method}" if comparison.equal else "",
+    }
+
+
+def _compare(gold: str, stated: StatedAnswer) -> Comparison:
+    comparison = compare_values(gold, stated.expression, allow_rename=bool(stated.head_variable))
+    if comparison.equal is False and stated.approximation:
+        rounded = compare_values(gold, stated.approximation)
+        if rounded.equal:
+            return rounded
+    return comparison
+
+
+def _comparison_signals(comparison: Comparison, stated: StatedAnswer, problem: str) -> list[str]:
+    found = []
+    if comparison.undefined:
+        found.append("undefined_value")
+    if comparison.renamed and not comparison.equal:
+        found.append("variable_name")
+    if comparison.approximately:
+        found.append("approximate_answer")
+    if comparison.equal and comparison.method == "numeric_probe":
+        found.append("numeric_probe")
+    if comparison.equal and comparison.method not in ("verify", "") and _FORM_REQUEST.search(
+        problem[-2000:]
+    ):
+        found.append("form_requested")
+    return found
+
+
+def _other_readings(
+    stated: StatedAnswer,
+    weight: int,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> dict[str, tuple[str, ...]]:
+    """Which evaluators read the stated answer itself (equal in value), and which read a value
+    the output never states as an answer although it states one plainly (weight 2 or more)."""
+    same, misread = [], []
+    stated_values = [read_answer(c.text).expression for c in candidates.standing]
+    for evaluation in evaluations:
+        if evaluation.evaluator not in MATH_READERS or not evaluation.extracted.strip():
+            continue
+        theirs = read_answer(evaluation.extracted).expression
+        if _equal(stated.expression, theirs):
+            same.append(evaluation.evaluator)
+        elif weight >= 2 and not any(_equal(value, theirs) for value in stated_values):
+            misread.append(evaluation.evaluator)
+    return {"same_reading": tuple(same), "misread": tuple(misread)}
+
+
+def _equal(first: str, second: str) -> bool:
+    return first == second or bool(compare_values(first, second).equal)
+
+
+def _joined_parts(candidates: Candidates, multi_part: bool) -> str:
+    """For a gold of several parts stated in several boxes (``\\boxed{x = 3}`` then
+    ``\\boxed{y = 2}``), the boxes that close the output, joined as one answer."""
+    if not multi_part:
+        return ""
+    boxes = []
+    for candidate in reversed(candidates.standing):
+        if candidate.cue != BOXED:
+            break
+        boxes.append(candidate.text)
+    return ", ".join(reversed(boxes)) if len(boxes) > 1 else ""
+
+
+def _grade_choice(sample: Sample, kind: AnswerType, candidates: Candidates) -> dict:
+    gold_choice = choice.gold_choice(sample.gold)
+    if gold_choice is None:
+        return {"status": Status.NO_ANSWER, "detail": "not a choice question"}
+    expected = gold_choice[1]
+    if kind is AnswerType.YES_NO:
+        answer, signals = _committed_yes_no(sample, candidates)
+    else:
+        answer, signals = _committed_letter(sample, candidates)
+    if answer is None:
+        return {"status": Status.NO_ANSWER, "gold_latex": expected, "signals": tuple(signals)}
+    return {
+        "status": Status.OK,
+        "verdict": Verdict.CORRECT if answer == expected and "hedged" not in signals else Verdict.INCORRECT,
+        "extracted": answer,
+        "extracted_latex": answer,
+        "gold_latex": expected,
+        "signals": tuple(dict.fromkeys(signals)),
+    }
+
+
+def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
+    listed = options.problem_options(sample.problem)
+    signals = []
+    weighty = [c for c in candidates.standing if c.weight >= 2]
+    final = candidates.final
+    letter = None
+    if final is not None:
+        letters = options.named_letters(final.text) if listed or final.weight >= 2 else []
+        if len(letters) > 1:
+            signals.append("hedged")
+        if letters:
+            letter = letters[-1] if len(letters) > 1 else letters[0]
+            value = options.strip_letter(final.text)
+            named = _option_with_value(listed, value)
+            if named and named != letter:
+                signals.append("letter_value_mismatch")
+        elif listed:
+            letter = _option_with_value(listed, final.text)
+    earlier = {
+        named
+        for c in weighty
+        if c is not final
+        for named in options.named_letters(c.text)[:1]
+        if listed or c.weight >= 3
+    }
+    if letter and earlier - {letter}:
+        signals.append("multiple_answers")
+    if letter is None:
+        letter, _ = choice.committed_answer("letter", sample.output)
+    if _DECLINES.search(sample.output[-300:]):
+        signals.append("declined")
+    return letter, signals
+
+
+def _option_with_value(listed: dict[str, str], value: str) -> str | None:
+    """The one option whose text has the value of ``value`` ("12" names "B) 12")."""
+    stated = read_answer(value).expression
+    if not stated or not listed:
+        return None
+    matching = [
+        letter
+        for letter, text in listed.items()
+        if _normal(text) == _normal(stated) or compare_values(read_answer(text).expression, stated).equal
+    ]
+    return matching[0] if len(matching) == 1 else None
+
+
+def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
+    signals = []
+    polarities = []
+    for candidate in candidates.standing:
+        words = {_polarity(m.group(1)) for m in _YES_NO_WORD.finditer(candidate.text[:80])}
+        if len(words) == 1 and candidate.weight >= 2:
+            polarities.append((candidate, words.pop()))
+        elif len(words) > 1 and candidate is candidates.final:
+            signals.append("hedged")
+    if polarities:
+        answer = polarities[-1][1]
+        if len({p for _, p in polarities}) > 1:
+            signals.append("multiple_answers")
+    else:
+        committed, _ = choice.committed_answer("yes_no", sample.output)
+        answer = None if committed is None else committed == "yes"
+    final_text = candidates.final.text if candidates.final else sample.output[:200]
+    if _YES_NO_HEDGE.search(sample.output[:200]) or _YES_NO_HEDGE.search(final_text):
+        signals.append("hedged")
+    if answer is not None and _contradicts_question(sample, answer):
+        signals.append("contradicts_itself")
+    if answer is None:
+        return None, signals
+    return ("yes" if answer else "no"), signals
+
+
+def _contradicts_question(sample: Sample, answer: bool) -> bool:
+    """A "yes" whose explanation denies the question's own term ("Is glass crystalline?" …
+    "Yes. … so it is not crystalline")."""
+    if not answer:
+        return False
+    terms = {
+        word.lower()
+        for word in re.findall(r"[A-Za-z][A-Za-z-]{4,}", sample.problem[-300:])
+        if not word.lower().startswith(("non", "un", "in"))
+    }
+    for term in terms:
+        if re.search(rf"\b(?:not|n't|never|isn't|aren't|no)\s+(?:\w+\s+){{0,2}}{re.escape(term)}", sample.output[-600:], re.I):
+            return True
+    return False
+
+
+def _polarity(word: str) -> bool:
+    return _POLARITY.get(word.lower(), False)
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\s$\\{}]|\\text|\\mathrm", "", text).lower()
+
+

@@ -1,0 +1,117 @@
+"""Near misses: an "incorrect" that a person should see, because the gold is almost there.
+
+Each check looks at one way a right answer can fail a comparison of values: the gold stated
+elsewhere as an answer, the same number rounded to another precision or written in another
+unit, an integration constant, or a problem that admits many right answers.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from grading.answers import StatedAnswer, read_answer
+from grading.candidates import Candidates
+from grading.equivalence.check import compare_values
+from grading.types import Sample
+
+_DECIMAL = re.compile(r"^-?\d+(?:\.(\d+))?$")
+_CONSTANT = re.compile(r"\s*\+\s*C\b|\s*\+\s*c\b")
+_MANY_ANSWERS = re.compile(
+    r"\b(?:an? (?:nonzero |non-zero |unit |possible )?(?:vector|example|solution|value|pair|point)"
+    r" (?:that|which|such|orthogonal|perpendicular|with|for|satisfying)|give an example|any (?:one|of|such)"
+    r"|one possible|find an? (?:integer|number|value|function|polynomial) (?:that|which|such)"
+    r"|a possible value)\b",
+    re.IGNORECASE,
+)
+# Ratios between units of the same quantity (time, length, mass, money, percent).
+_UNIT_RATIOS = frozenset(
+    Fraction(r)
+    for r in (60, 3600, 24, 7, 12, 100, 1000, 10, 1_000_000, Fraction(1, 60), Fraction(1, 3600))
+) | frozenset(Fraction(1, r) for r in (24, 7, 12, 100, 1000, 10, 1_000_000))
+_COMPOUND_TIME = re.compile(
+    r"(?:(\d+(?:\.\d+)?)\s*(?:h|hours?|hrs?)\b)?\s*(?:(\d+(?:\.\d+)?)\s*(?:min|minutes?|m)\b)?"
+    r"\s*(?:(\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)\b)?",
+    re.IGNORECASE,
+)
+
+
+def near_miss_signals(
+    sample: Sample, gold: str, stated: StatedAnswer, candidates: Candidates
+) -> list[str]:
+    """Review reasons for an answer that is not the gold but nearly is."""
+    found = []
+    if _gold_stated_elsewhere(gold, candidates):
+        found.append("gold_stated_elsewhere")
+    if _rounds_to(gold, stated.expression):
+        found.append("rounding_differs")
+    if _other_unit(gold, stated):
+        found.append("unit_mismatch")
+    if _only_constant_differs(gold, stated.expression):
+        found.append("constant_of_integration")
+    if _MANY_ANSWERS.search(sample.problem[-2000:]):
+        found.append("many_answers")
+    return found
+
+
+def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
+    final = candidates.final
+    for candidate in candidates.weighty():
+        if candidate is final:
+            continue
+        if compare_values(gold, read_answer(candidate.text).expression).equal:
+            return True
+    return False
+
+
+def _rounds_to(gold: str, answer: str) -> bool:
+    """Equal once the more precise number is rounded to the other's decimal places."""
+    gold_match, answer_match = _DECIMAL.match(gold.strip()), _DECIMAL.match(answer.strip())
+    if not gold_match or not answer_match:
+        return False
+    gold_places = len(gold_match.group(1) or "")
+    answer_places = len(answer_match.group(1) or "")
+    if gold_places == answer_places:
+        return False
+    places = min(gold_places, answer_places)
+    gold_value, answer_value = Fraction(gold.strip()), Fraction(answer.strip())
+    return round(gold_value, places) == round(answer_value, places)
+
+
+def _other_unit(gold: str, stated: StatedAnswer) -> bool:
+    """The same quantity in another unit: a unit ratio apart, or a compound time
+    ("37 min 30 s" for 37.5)."""
+    gold_value = _number(gold)
+    if not gold_value:
+        return False
+    if gold_value in _compound_time(stated.raw):
+        return True
+    value = _number(stated.expression)
+    return bool(stated.units) and bool(value) and gold_value / value in _UNIT_RATIOS
+
+
+def _compound_time(text: str) -> list[Fraction]:
+    """"37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; [] when not compound."""
+    for match in _COMPOUND_TIME.finditer(text):
+        parts = [Fraction(p) if p else None for p in match.groups()]
+        if sum(p is not None for p in parts) < 2:
+            continue
+        hours, minutes, seconds = (p or Fraction(0) for p in parts)
+        total_seconds = hours * 3600 + minutes * 60 + seconds
+        return [total_seconds / 3600, total_seconds / 60, total_seconds]
+    return []
+
+
+def _only_constant_differs(gold: str, answer: str) -> bool:
+    gold_has, answer_has = bool(_CONSTANT.search(gold)), bool(_CONSTANT.search(answer))
+    if gold_has == answer_has:
+        return False
+    return bool(compare_values(_CONSTANT.sub("", gold), _CONSTANT.sub("", answer)).equal)
+
+
+def _number(text: str) -> Fraction | None:
+    cleaned = text.strip().replace(",", "").replace("{,}", "")
+    try:
+        return Fraction(cleaned) if re.fullmatch(r"-?\d+(?:\.\d+)?(?:/\d+)?", cleaned) else None
+    except (ValueError, ZeroDivisionError):
+        return None
