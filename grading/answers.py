@@ -27,13 +27,17 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
-_LEADING_APPROX = re.compile(r"^(?:approximately|about|roughly|around|nearly|almost|≈|\\approx)\s*", re.I)
-_HEDGE_SPLIT = re.compile(r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b)\s*", re.IGNORECASE)
+_LEADING_APPROX = re.compile(
+    r"^(?:approximately|about|roughly|around|nearly|almost|≈|\\approx)\s*", re.I
+)
+_HEDGE_SPLIT = re.compile(
+    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b)\s*", re.IGNORECASE
+)
 _EITHER = re.compile(r"^\s*(?:either|soit|entweder|o bien)\s+", re.IGNORECASE)
 _PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
 _HEAD = re.compile(
     r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*([A-Za-z])\s*\))"
-    r"|[A-Za-z](?:_\{?\w+\}?)?|\\[A-Za-z]+)\s*=\s*(?=\S)"
+    r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\\[A-Za-z]+)\s*=\s*(?=\S)"
 )
 _WORD_HEAD = re.compile(r"^\s*(?:\\text\{)?[A-Za-z]{2,}[A-Za-z ]{0,30}(?:\})?\s*=\s*(?=\S)")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
@@ -51,6 +55,7 @@ _UNIT_LIST = re.compile(
     r"\s*-?\d[\d.]*\s*[A-Za-z]{2,12}(?:\s*(?:,|and)\s*-?\d[\d.]*\s*[A-Za-z]{2,12})+\s*"
 )
 _WORD = re.compile(r"[A-Za-z]+")
+_LEADING_COUNT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s+[A-Za-z]{2,}\b")
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
 _SEVERAL_ASSIGNMENTS = re.compile(r"(?:,|;|\\text\{\s*and\s*\}|\band\b)\s*\\?[A-Za-z]\w*\s*=")
 
@@ -137,7 +142,11 @@ def _keep_math_of_prose(text: str) -> str:
     spans = [s for s in spans if s.strip()]
     if len(spans) == 1 and _CURRENCY.sub("", text).count("$") >= 2:
         return spans[0]
-    numbers = _NUMBER.findall(_CURRENCY.sub("", text))
+    plain = _CURRENCY.sub("", text)
+    leading = _LEADING_COUNT.match(plain)
+    if leading:  # "9 prime numbers less than 20": the count it opens with
+        return leading.group(1)
+    numbers = _NUMBER.findall(plain)
     if len(numbers) == 1:
         # Keep the words after the number: they are its unit ("42 apples left").
         start = _CURRENCY.sub("", text).find(numbers[0])
@@ -171,7 +180,7 @@ def _alternatives(text: str) -> tuple[str, ...]:
 
 
 def _number_phrase(text: str) -> str | None:
-    """"twelve", "forty-two": the digits an answer in words names."""
+    """ "twelve", "forty-two": the digits an answer in words names."""
     words = text.strip().lower()
     if not words or not re.fullmatch(r"[a-z\s-]+", words):
         return None

@@ -20,6 +20,8 @@ HEAD_CHARS = 300
 MAX_BOX_CHARS = 400
 # How far after an answer marker the stated answer may run.
 MAX_STATEMENT_CHARS = 160
+# Bold text counts as an answer only near the end.
+CLOSING_CHARS = 300
 # A first line longer than this is prose, not an answer given up front.
 MAX_FIRST_LINE_CHARS = 48
 
@@ -56,6 +58,7 @@ _ANSWER_MARKER = re.compile(
     re.IGNORECASE,
 )
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+_BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
 # Words that show the model went back on what it said before.
 _SELF_CORRECTION = re.compile(
     r"\b(?:wait|actually|on second thought|let me re(?:check|consider|do|compute|calculate|think)"
@@ -68,9 +71,18 @@ _THINK_START = re.compile(r"<think>", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
 _CONCLUSION_WORDS = re.compile(
     r"^\W*(?:so|thus|therefore|hence|consequently|overall|in total|in all|altogether|donc"
-    r"|por lo tanto|portanto|also|所以|因此)\b",
+    r"|por lo tanto|portanto|also|所以|因此)\b[\s,:]*",
     re.IGNORECASE,
 )
+# A sentence that opens like this is an aside, not the conclusion.
+_DIGRESSION = re.compile(
+    r"^\W*(?:by the way|incidentally|as an aside|fun fact|side note|note that|p\.?s\.?|btw)\b",
+    re.IGNORECASE,
+)
+_MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
+# A line that opens with a short label and a colon states what the label names.
+_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z ]{0,30}:(?=\s*\S)(?![^:]*:)")
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 # What the last sentence says the answer is: the part after its last "is", "=" or ":".
 _PREDICATE = re.compile(
     r".*(?:\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
@@ -121,6 +133,16 @@ class Candidates:
         """Standing candidates stated plainly (weight 2 or more)."""
         return tuple(c for c in self.standing if c.weight >= 2)
 
+    def closing_boxes(self) -> tuple[Candidate, ...]:
+        """The boxes the output ends on, when it ends on several (``\\boxed{x = 3}`` …
+        ``\\boxed{y = 2}``): for a gold of several parts, together they are the answer."""
+        boxes = []
+        for candidate in reversed(self.standing):
+            if candidate.cue != BOXED:
+                break
+            boxes.append(candidate)
+        return tuple(reversed(boxes)) if len(boxes) > 1 else ()
+
 
 def find_candidates(output: str) -> Candidates:
     """Every stated answer in ``output`` and the final one."""
@@ -131,9 +153,15 @@ def find_candidates(output: str) -> Candidates:
     for start, content in _boxes(tail):
         items.append(Candidate(content, offset + start, BOXED))
     items.extend(_marked(tail, offset))
-    for match in _BOLD.finditer(tail):
+    closing = max(0, len(tail) - CLOSING_CHARS)
+    for match in _BOLD.finditer(tail, closing):
         text = match.group(1).strip(" :")
-        if text and not _ANSWER_MARKER.search(text) and not _FINAL_MARKER.search(text):
+        # Bold headings of steps ("**Compute the probability.**") are not answers.
+        if (
+            _BOLD_ANSWER.search(text)
+            and not _ANSWER_MARKER.search(text)
+            and not _FINAL_MARKER.search(text)
+        ):
             items.append(Candidate(text, offset + match.start(), BOLD))
     first = _first_line(output, think_end)
     if first is not None:
@@ -243,23 +271,61 @@ def _first_line(output: str, reply_start: int) -> Candidate | None:
 
 
 def _last_sentence(tail: str, offset: int) -> Candidate | None:
-    """The predicate of the last sentence: what it says the answer is."""
+    """What the last sentence says the answer is (a side remark after it does not count).
+
+    The predicate is what follows the sentence's last verb or colon outside mathematics; a
+    sentence that is all mathematics ("Total = 48 = 8 \\times 6") is itself the statement. A
+    last line that is a bare answer ("YES", "(B)") is stated plainly, like a first line.
+    """
     text = _TRAILING_STOP.sub("", _flatten_display(tail.rstrip()))
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-    start = ends[-1] if ends else 0
-    sentence = text[start:]
-    if not sentence.strip() or _BOX.search(sentence) or _ANSWER_MARKER.search(sentence):
-        return None  # nothing, or a statement already found with a stronger cue
-    conclusive = bool(_CONCLUSION_WORDS.match(sentence))
-    verb = _PREDICATE.match(sentence)
-    predicate = sentence[verb.end() :] if verb else sentence
+    ends = [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
+    stop = len(text)
+    for start in reversed(ends):
+        sentence = text[start:stop]
+        stop = start
+        if not sentence.strip():
+            continue
+        if _DIGRESSION.match(sentence):
+            continue  # "By the way, my favourite number is 50."
+        if (
+            _BOX.search(sentence)
+            or _ANSWER_MARKER.search(sentence)
+            or _FINAL_MARKER.search(sentence)
+        ):
+            return None  # a statement already found with a stronger cue
+        return _predicate(sentence, offset + start)
+    return None
+
+
+def _predicate(sentence: str, begin: int) -> Candidate | None:
+    lead = _CONCLUSION_WORDS.match(sentence)
+    conclusive = lead is not None
+    body_start = lead.end() if lead else 0
+    body = sentence[body_start:]
+    if len(body.strip()) <= MAX_FIRST_LINE_CHARS and _FIRST_LINE_ANSWER.match(body.strip()):
+        return Candidate(body.strip(), begin + body_start, CONCLUSION)
+    masked = _MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), body)
+    if len(_PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
+        predicate, cut = body, 0
+    else:
+        verb = _PREDICATE.match(masked)
+        label = _LABEL.match(masked)
+        if label is not None:  # "Solution set: [-3, \\infty)", "Total: $200"
+            return Candidate(
+                body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION
+            )
+        if verb is None:
+            if not conclusive and len(body.strip()) > MAX_FIRST_LINE_CHARS:
+                return None  # a sentence that states nothing in particular
+            predicate, cut = body, 0
+        else:
+            predicate, cut = body[verb.end() :], verb.end()
     predicate = predicate.strip()
     if not predicate:
         return None
-    if not verb and len(predicate) > MAX_FIRST_LINE_CHARS and not conclusive:
-        return None  # a sentence that states nothing in particular
-    begin = offset + start + (verb.end() if verb else 0)
-    return Candidate(predicate, begin, CONCLUSION if conclusive else LAST_SENTENCE)
+    return Candidate(
+        predicate, begin + body_start + cut, CONCLUSION if conclusive else LAST_SENTENCE
+    )
 
 
 def _dedup(items: list[Candidate]) -> list[Candidate]:
@@ -285,9 +351,7 @@ def _dedup(items: list[Candidate]) -> list[Candidate]:
     return kept
 
 
-def _standing(
-    items: list[Candidate], tail: str, offset: int, think_end: int
-) -> list[Candidate]:
+def _standing(items: list[Candidate], tail: str, offset: int, think_end: int) -> list[Candidate]:
     standing = [c for c in items if not c.in_think] or items
     corrections = [offset + m.end() for m in _SELF_CORRECTION.finditer(tail)]
     if corrections:
@@ -311,7 +375,7 @@ def _final(standing: list[Candidate]) -> Candidate | None:
     return strongest[-1]
 
 
-_CORE_STRIP = re.compile(r"[\s$*.,;:!?(){}\\]|boxed|text|mathrm")
+_CORE_STRIP = re.compile(r"[\s$*.,;:!?(){}#\\]|boxed|text|mathrm")
 
 
 def _core_text(text: str) -> str:

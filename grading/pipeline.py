@@ -57,10 +57,13 @@ def run_evaluator(
     )
 
 
-def evaluate_all(sample: Sample, evaluators: Sequence[Evaluator]) -> Iterator[Evaluation]:
+def evaluate_all(
+    sample: Sample, evaluators: Sequence[Evaluator], candidates: Candidates | None = None
+) -> Iterator[Evaluation]:
     """Each evaluator's result as it finishes: string evaluators first, so a row stopped at
     its time limit still shows them, and evaluators that read the others' results last."""
-    candidates = find_candidates(sample.output)
+    if candidates is None:
+        candidates = find_candidates(sample.output)
     finished: list[Evaluation] = []
     for evaluator in sorted(evaluators, key=_run_order):
         evaluation = run_evaluator(evaluator, sample, candidates, tuple(finished))
@@ -80,13 +83,14 @@ def grade_sample(
     The result lists the evaluations in the order of ``evaluators``, whatever order they ran in.
     """
     kind = answer_type.classify(sample.gold)
+    candidates = find_candidates(sample.output)
     finished: dict[str, Evaluation] = {}
-    for evaluation in evaluate_all(sample, evaluators):
+    for evaluation in evaluate_all(sample, evaluators, candidates):
         finished[evaluation.evaluator] = evaluation
         if on_evaluation is not None:
             on_evaluation(evaluation)
     evaluations = tuple(finished[e.name] for e in evaluators)
-    findings = detectors.detect(sample, kind, evaluations)
+    findings = detectors.detect(sample, kind, evaluations, candidates)
     return jury.decide(kind, evaluations, findings, policy)
 
 

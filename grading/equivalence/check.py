@@ -276,8 +276,10 @@ def _as_set(value: object) -> object | None:
     try:
         if isinstance(value, sympy.Rel | sympy.And | sympy.Or) and len(value.free_symbols) == 1:
             return value.as_set()
-        if isinstance(value, sympy.FiniteSet | LatexFiniteSet) and value.args and all(
-            isinstance(a, sympy.Rel) for a in value.args
+        if (
+            isinstance(value, sympy.FiniteSet | LatexFiniteSet)
+            and value.args
+            and all(isinstance(a, sympy.Rel) for a in value.args)
         ):
             symbols = set().union(*(a.free_symbols for a in value.args))
             if len(symbols) == 1:
@@ -285,6 +287,52 @@ def _as_set(value: object) -> object | None:
     except Exception:  # as_set refuses relations it cannot solve
         return None
     return None
+
+
+def _solved(relation: object) -> bool:
+    """``x < 3``, ``3 > x``, ``-1 < x < 2``: a relation solved for its one variable; ``2x + 3
+    > 7`` restates a problem and is not read as the set it describes."""
+    if isinstance(relation, sympy.And | sympy.Or):
+        return all(_solved(part) for part in relation.args)
+    if not isinstance(relation, sympy.Rel) or len(relation.free_symbols) != 1:
+        return False
+    sides = (relation.lhs, relation.rhs)
+    return any(isinstance(side, sympy.Symbol) for side in sides) and any(
+        side.is_number for side in sides
+    )
+
+
+def factoring_incomplete(gold: str, answer: str) -> bool:
+    """An answer equal to a factored gold that is less factored: fewer factors with a
+    variable, or a factor with a common numeric factor left inside (``(2x - 2)(x + 4)``)."""
+    gold_value, answer_value = parse_answer(gold).values, parse_answer(answer).values
+    if not gold_value or not answer_value:
+        return False
+    gold_factors, answer_factors = _factors(gold_value[0]), _factors(answer_value[0])
+    if gold_factors is None or answer_factors is None:
+        return False
+    return len(answer_factors) < len(gold_factors) or any(_content(f) != 1 for f in answer_factors)
+
+
+def _factors(value: object) -> list | None:
+    if not isinstance(value, sympy.Expr) or not value.free_symbols:
+        return None
+    parts = value.args if isinstance(value, sympy.Mul) else (value,)
+    factors = []
+    for part in parts:
+        base, exponent = part.as_base_exp()
+        if base.free_symbols:
+            factors.extend(
+                [base] * int(exponent) if exponent.is_Integer and exponent > 0 else [part]
+            )
+    return factors
+
+
+def _content(factor: object) -> object:
+    try:
+        return abs(factor.as_content_primitive()[0])
+    except Exception:
+        return 1
 
 
 def _as_tuple(value: object) -> sympy.Tuple | None:

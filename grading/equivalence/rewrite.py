@@ -39,12 +39,16 @@ _UNICODE = str.maketrans(
         "ℝ": "\\mathbb{R}",
     }
 )
-_ANGLE_TUPLE = re.compile(r"\\(?:left)?\\?langle\s*(.*?)\s*\\(?:right)?\\?rangle|<\s*([^<>]*,[^<>]*)\s*>")
+_ANGLE_TUPLE = re.compile(
+    r"\\(?:left)?\\?langle\s*(.*?)\s*\\(?:right)?\\?rangle|<\s*([^<>]*,[^<>]*)\s*>"
+)
 _REPEATING = re.compile(
     r"(?<![\d.])(-?)(\d*)\.(\d*)(?:\\overline\s*\{(\d+)\}|\\bar\s*\{(\d+)\}|\\dot\s*\{(\d)\}"
     r"|\((\d+)\))"
 )
-_ELLIPSIS_DECIMAL = re.compile(r"(?<![\d.])(-?)(\d*)\.(\d*?)(\d{1,3})\4{2,}\s*(?:\.{3}|\\ldots|\\dots|…)")
+_ELLIPSIS_DECIMAL = re.compile(
+    r"(?<![\d.])(-?)(\d*)\.(\d*?)(\d{1,3})\4{2,}\s*(?:\.{3}|\\ldots|\\dots|…)"
+)
 _E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d{1,4})(?![\w.])")
 _MIXED_LATEX = re.compile(
     r"(?<![\d.}^_/])(-?)(\d+)\s*(?:\\[ ,;!]\s*)*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
@@ -146,7 +150,9 @@ _SMALL = {
 }
 _TENS = {
     word: 10 * index
-    for index, word in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+    for index, word in enumerate(
+        "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+    )
     if word != "_"
 }
 _SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000}

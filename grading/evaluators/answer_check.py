@@ -17,8 +17,8 @@ import time
 from grading import options
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, read_answer
-from grading.candidates import BOXED, Candidates
-from grading.equivalence.check import Comparison, compare_values
+from grading.candidates import Candidates
+from grading.equivalence.check import Comparison, compare_values, factoring_incomplete
 from grading.evaluators import choice
 from grading.evaluators.nearmiss import near_miss_signals
 from grading.types import CHOICE_ANSWER_TYPES, AnswerType, Evaluation, Sample, Status, Verdict
@@ -38,6 +38,9 @@ _DECLINES = re.compile(
     r"|unable to (?:determine|decide))\b",
     re.IGNORECASE,
 )
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
+_EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)")
+_FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
 _YES_NO_WORD = re.compile(
     r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
     re.IGNORECASE,
@@ -64,7 +67,7 @@ class AnswerCheck:
         started = time.perf_counter()
         kind = classify(sample.gold)
         if kind in CHOICE_ANSWER_TYPES:
-            fields = _grade_choice(sample, kind, candidates)
+            fields = _grade_choice(sample, kind, candidates, evaluations)
         else:
             fields = _grade_math(sample, kind, candidates, evaluations)
         return Evaluation(
@@ -87,15 +90,23 @@ def _grade_math(
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "no stated answer"}
     multi_part = is_multi_part(sample.gold)
     stated = read_answer(_joined_parts(candidates, multi_part) or final.text)
-    shown = {"extracted": stated.expression, "extracted_latex": stated.expression, "gold_latex": gold}
+    shown = {
+        "extracted": stated.expression,
+        "extracted_latex": stated.expression,
+        "gold_latex": gold,
+    }
     signals: list[str] = []
     if stated.hedged and not multi_part:
         signals.append("hedged")
+    if kind is not AnswerType.TEXT and len(_PROSE_WORD.findall(stated.expression)) >= 3:
+        return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(gold, stated)
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
     signals.extend(_comparison_signals(comparison, stated, sample.problem))
+    if correct:
+        signals.extend(_form_signals(gold, stated, sample.problem))
     if not correct:
         signals.extend(near_miss_signals(sample, gold, stated, candidates))
     if _DECLINES.search(final.text) or _DECLINES.search(sample.output[-300:]):
@@ -129,10 +140,23 @@ def _comparison_signals(comparison: Comparison, stated: StatedAnswer, problem: s
         found.append("approximate_answer")
     if comparison.equal and comparison.method == "numeric_probe":
         found.append("numeric_probe")
-    if comparison.equal and comparison.method not in ("verify", "") and _FORM_REQUEST.search(
-        problem[-2000:]
+    if (
+        comparison.equal
+        and comparison.method not in ("verify", "")
+        and _FORM_REQUEST.search(problem[-2000:])
     ):
         found.append("form_requested")
+    return found
+
+
+def _form_signals(gold: str, stated: StatedAnswer, problem: str) -> list[str]:
+    """An equal answer in a form the question or the gold asks otherwise: the bare right-hand
+    side of an equation gold, or a factoring that stops early."""
+    found = []
+    if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
+        found.append("equation_expected")
+    if _FACTOR_REQUEST.search(problem[-2000:]) and factoring_incomplete(gold, stated.expression):
+        found.append("form_differs")
     return found
 
 
@@ -145,6 +169,7 @@ def _other_readings(
     """Which evaluators read the stated answer itself (equal in value), and which read a value
     the output never states as an answer although it states one plainly (weight 2 or more)."""
     same, misread = [], []
+    parts = {read_answer(box.text).expression for box in candidates.closing_boxes()}
     stated_values = [read_answer(c.text).expression for c in candidates.standing]
     for evaluation in evaluations:
         if evaluation.evaluator not in MATH_READERS or not evaluation.extracted.strip():
@@ -152,7 +177,10 @@ def _other_readings(
         theirs = read_answer(evaluation.extracted).expression
         if _equal(stated.expression, theirs):
             same.append(evaluation.evaluator)
-        elif weight >= 2 and not any(_equal(value, theirs) for value in stated_values):
+        elif theirs in parts or (
+            weight >= 2 and not any(_equal(value, theirs) for value in stated_values)
+        ):
+            # Only part of an answer stated in several boxes, or a value stated nowhere.
             misread.append(evaluation.evaluator)
     return {"same_reading": tuple(same), "misread": tuple(misread)}
 
@@ -162,19 +190,17 @@ def _equal(first: str, second: str) -> bool:
 
 
 def _joined_parts(candidates: Candidates, multi_part: bool) -> str:
-    """For a gold of several parts stated in several boxes (``\\boxed{x = 3}`` then
-    ``\\boxed{y = 2}``), the boxes that close the output, joined as one answer."""
-    if not multi_part:
-        return ""
-    boxes = []
-    for candidate in reversed(candidates.standing):
-        if candidate.cue != BOXED:
-            break
-        boxes.append(candidate.text)
-    return ", ".join(reversed(boxes)) if len(boxes) > 1 else ""
+    """For a gold of several parts stated in several closing boxes, those boxes as one."""
+    boxes = candidates.closing_boxes() if multi_part else ()
+    return ", ".join(box.text for box in boxes)
 
 
-def _grade_choice(sample: Sample, kind: AnswerType, candidates: Candidates) -> dict:
+def _grade_choice(
+    sample: Sample,
+    kind: AnswerType,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> dict:
     gold_choice = choice.gold_choice(sample.gold)
     if gold_choice is None:
         return {"status": Status.NO_ANSWER, "detail": "not a choice question"}
@@ -186,13 +212,45 @@ def _grade_choice(sample: Sample, kind: AnswerType, candidates: Candidates) -> d
     if answer is None:
         return {"status": Status.NO_ANSWER, "gold_latex": expected, "signals": tuple(signals)}
     return {
+        "misread": _choice_misreads(answer, kind, candidates, evaluations),
         "status": Status.OK,
-        "verdict": Verdict.CORRECT if answer == expected and "hedged" not in signals else Verdict.INCORRECT,
+        "verdict": Verdict.CORRECT
+        if answer == expected and "hedged" not in signals
+        else Verdict.INCORRECT,
         "extracted": answer,
         "extracted_latex": answer,
         "gold_latex": expected,
         "signals": tuple(dict.fromkeys(signals)),
     }
+
+
+def _choice_misreads(
+    answer: str,
+    kind: AnswerType,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> tuple[str, ...]:
+    """The choice evaluator, when it took a letter or word the output never commits to (the
+    "(A)" a discussion of each option opens with) while the output commits plainly."""
+    if candidates.final is None or candidates.final.weight < 2:
+        return ()
+    stated = set()
+    for candidate in candidates.weighty():
+        if kind is AnswerType.LETTER:
+            stated.update(options.named_letters(candidate.text)[:1])
+        else:
+            stated.update(
+                "yes" if _polarity(m.group(1)) else "no"
+                for m in _YES_NO_WORD.finditer(candidate.text[:80])
+            )
+    return tuple(
+        e.evaluator
+        for e in evaluations
+        if e.evaluator == "choice"
+        and e.extracted
+        and e.extracted != answer
+        and e.extracted not in stated
+    )
 
 
 def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
@@ -237,7 +295,8 @@ def _option_with_value(listed: dict[str, str], value: str) -> str | None:
     matching = [
         letter
         for letter, text in listed.items()
-        if _normal(text) == _normal(stated) or compare_values(read_answer(text).expression, stated).equal
+        if _normal(text) == _normal(stated)
+        or compare_values(read_answer(text).expression, stated).equal
     ]
     return matching[0] if len(matching) == 1 else None
 
@@ -258,8 +317,12 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
     else:
         committed, _ = choice.committed_answer("yes_no", sample.output)
         answer = None if committed is None else committed == "yes"
-    final_text = candidates.final.text if candidates.final else sample.output[:200]
-    if _YES_NO_HEDGE.search(sample.output[:200]) or _YES_NO_HEDGE.search(final_text):
+    # Hedges in the answer itself ("Mostly true."), in its first or last statement; the
+    # explanation may well say "generally" without hedging the answer.
+    stated = [c.text for c in candidates.weighty()] or [sample.output[:80]]
+    if candidates.final is not None:
+        stated.append(candidates.final.text[:80])
+    if any(_YES_NO_HEDGE.search(text) for text in stated):
         signals.append("hedged")
     if answer is not None and _contradicts_question(sample, answer):
         signals.append("contradicts_itself")
@@ -279,7 +342,11 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         if not word.lower().startswith(("non", "un", "in"))
     }
     for term in terms:
-        if re.search(rf"\b(?:not|n't|never|isn't|aren't|no)\s+(?:\w+\s+){{0,2}}{re.escape(term)}", sample.output[-600:], re.I):
+        if re.search(
+            rf"\b(?:not|n't|never|isn't|aren't|no)\s+(?:\w+\s+){{0,2}}{re.escape(term)}",
+            sample.output[-600:],
+            re.I,
+        ):
             return True
     return False
 
@@ -290,5 +357,3 @@ def _polarity(word: str) -> bool:
 
 def _normal(text: str) -> str:
     return re.sub(r"[\s$\\{}]|\\text|\\mathrm", "", text).lower()
-
-

@@ -91,7 +91,7 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
 
 
 def _compound_time(text: str) -> list[Fraction]:
-    """"37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; [] when not compound."""
+    """ "37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; [] when not compound."""
     for match in _COMPOUND_TIME.finditer(text):
         parts = [Fraction(p) if p else None for p in match.groups()]
         if sum(p is not None for p in parts) < 2:
