@@ -57,7 +57,9 @@ _UNIT_LIST = re.compile(
 _WORD = re.compile(r"[A-Za-z]+")
 _LEADING_COUNT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s+[A-Za-z]{2,}\b")
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
-_SEVERAL_ASSIGNMENTS = re.compile(r"(?:,|;|\\text\{\s*and\s*\}|\band\b)\s*\\?[A-Za-z]\w*\s*=")
+_SEVERAL_ASSIGNMENTS = re.compile(
+    r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)\s*\\?[A-Za-z]\w*\s*="
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class StatedAnswer:
 
 def read_answer(raw: str) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it."""
-    text = unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS])
+    text = unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", "")
     text = _strip_wrappers(text)
     text = _keep_math_of_prose(text)
     text = _CURRENCY.sub("", text).strip()

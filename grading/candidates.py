@@ -33,6 +33,7 @@ BOXED = "boxed"
 BOLD = "bold"
 FIRST_LINE = "first_line"
 CONCLUSION = "conclusion"
+STATEMENT = "statement"
 LAST_SENTENCE = "last_sentence"
 WEIGHTS = {
     FINAL_MARKER: 3,
@@ -41,6 +42,7 @@ WEIGHTS = {
     BOLD: 2,
     FIRST_LINE: 2,
     CONCLUSION: 2,
+    STATEMENT: 2,
     LAST_SENTENCE: 1,
 }
 
@@ -86,9 +88,10 @@ _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 # What the last sentence says the answer is: the part after its last "is", "=" or ":".
 _PREDICATE = re.compile(
     r".*(?:\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
-    r"|=|:|：|是|为)",
+    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|:|：|是|为)",
     re.DOTALL | re.IGNORECASE,
 )
+_FIRST_EQUALS = re.compile(r"[^=]*?=(?!=)")
 # A first line that is an answer given up front: a number with a few words of unit, a choice
 # letter, or a yes/no word.
 _FIRST_LINE_ANSWER = re.compile(
@@ -234,9 +237,15 @@ def statement_after(text: str, start: int) -> tuple[str, int]:
     if box is not None and box[0] <= lead:
         return box[1], start + box[0] + len(box[1]) + 1
     stripped = len(window) - len(window.lstrip())
+    end = _SENTENCE_END.search(window, stripped)
+    sentence = window[: end.start() if end else len(window)]
+    boxes = list(_boxes(sentence))
+    if len(boxes) == 1:  # "the largest integer $n$ satisfying $\boxed{n^2 < 50}$"
+        return boxes[0][1], start + boxes[0][0] + len(boxes[0][1]) + 1
     for pattern in (_DISPLAY_MATH, _INLINE_MATH):
         span = pattern.match(window, stripped)
-        if span and span.group(1).strip():
+        # A span that runs over a sentence end is two currency signs, not mathematics.
+        if span and span.group(1).strip() and not _SENTENCE_END.search(span.group(1)):
             rest = window[span.end() :]
             more = _SENTENCE_END.search(rest)
             tail_words = rest[: more.start() if more else len(rest)]
@@ -293,11 +302,12 @@ def _last_sentence(tail: str, offset: int) -> Candidate | None:
             or _FINAL_MARKER.search(sentence)
         ):
             return None  # a statement already found with a stronger cue
-        return _predicate(sentence, offset + start)
+        own_line = start == 0 or text[start - 1] == "\n"
+        return _predicate(sentence, offset + start, own_line)
     return None
 
 
-def _predicate(sentence: str, begin: int) -> Candidate | None:
+def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     lead = _CONCLUSION_WORDS.match(sentence)
     conclusive = lead is not None
     body_start = lead.end() if lead else 0
@@ -306,26 +316,26 @@ def _predicate(sentence: str, begin: int) -> Candidate | None:
         return Candidate(body.strip(), begin + body_start, CONCLUSION)
     masked = _MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), body)
     if len(_PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
+        # A line of mathematics the output ends on ("Total = 48 = 8 \\times 6") states it.
+        cue = CONCLUSION if conclusive or own_line else LAST_SENTENCE
+        return Candidate(body.strip(), begin + body_start, cue) if body.strip() else None
+    label = _LABEL.match(masked)
+    if label is not None:  # "Solution set: [-3, \\infty)", "Total: $200"
+        return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
+    # What follows the last verb ("the total is 42"), else the first equals sign with words
+    # before it ("the total = 42").
+    verb = _PREDICATE.match(masked) or _FIRST_EQUALS.match(masked)
+    if verb is None:
+        if not conclusive and len(body.strip()) > MAX_FIRST_LINE_CHARS:
+            return None  # a sentence that states nothing in particular
         predicate, cut = body, 0
     else:
-        verb = _PREDICATE.match(masked)
-        label = _LABEL.match(masked)
-        if label is not None:  # "Solution set: [-3, \\infty)", "Total: $200"
-            return Candidate(
-                body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION
-            )
-        if verb is None:
-            if not conclusive and len(body.strip()) > MAX_FIRST_LINE_CHARS:
-                return None  # a sentence that states nothing in particular
-            predicate, cut = body, 0
-        else:
-            predicate, cut = body[verb.end() :], verb.end()
+        predicate, cut = body[verb.end() :], verb.end()
     predicate = predicate.strip()
     if not predicate:
         return None
-    return Candidate(
-        predicate, begin + body_start + cut, CONCLUSION if conclusive else LAST_SENTENCE
-    )
+    cue = CONCLUSION if conclusive else (STATEMENT if verb else LAST_SENTENCE)
+    return Candidate(predicate, begin + body_start + cut, cue)
 
 
 def _dedup(items: list[Candidate]) -> list[Candidate]:

@@ -25,22 +25,13 @@ from grading.candidates import (
     Candidates,
     find_candidates,
 )
-from grading.types import AnswerType, Evaluation, Sample, Verdict
+from grading.types import SINGLE_VALUE_TYPES, AnswerType, Evaluation, Sample
 
-MAX_PROBLEM_CHARS = 20_000
 # A box holding more than this is not a final answer; stops brace matching early.
 MAX_BOX_CHARS = 400
 
-SINGLE_VALUE_TYPES = frozenset(
-    {AnswerType.INTEGER, AnswerType.DECIMAL, AnswerType.FRACTION, AnswerType.EXPRESSION}
-)
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_EXACT_FORM_REQUEST = re.compile(
-    r"\bexact\b|\bin terms of\b|simplest (?:radical )?form|radical form|common fraction"
-    r"|as a (?:reduced |simplified )?fraction",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?")
 _FRAC = re.compile(r"\\frac\{(-?\d{1,40})\}\{(\d{1,40})\}")
 _NUMBER_WITH_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)[a-zA-Z]{2,}$")  # "18marbles"
@@ -56,41 +47,10 @@ _TRAILING = re.compile(r"[.,;:!?。]+$")
 _ASSIGNMENT = re.compile(r"^[a-zA-Z](?:_\w+)?\s*=\s*(?=\S)")
 _OPTION_LINE = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?\(?([A-Ea-e])[).:][ \t]*\S", re.MULTILINE)
 _INLINE_OPTION = re.compile(r"\(([A-E])\)\s*[^\s()]")
-_EXACT_FORM = re.compile(r"\\frac|\\sqrt|\\pi|/|√|π")
-_DECIMAL = re.compile(r"-?\d*\.\d+")
-_PI = re.compile(r"\\pi|π")
-_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
-_SCALES = frozenset(Fraction(10) ** k for k in (-3, -2, -1, 1, 2, 3))
-_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}(?![A-Za-z])|\*\*|\\text\s*\{[^{}]*\}")
-_UNICODE_MATH = str.maketrans(
-    {
-        "−": "-",
-        "×": "\\times",
-        "·": "\\cdot",
-        "²": "^2",
-        "³": "^3",
-        "π": "\\pi",
-        "√": "\\sqrt",
-        "∞": "\\infty",
-        "≥": "\\geq",
-        "≤": "\\leq",
-        "{": "",
-        "}": "",
-        "⟨": "(",
-        "⟩": ")",
-    }
-)
-_EXACT_FRACTION = re.compile(r"\\frac|/")
-_FRAC_VARIANT = re.compile(r"\\[dt]frac")
-_LEADING_COUNT = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s+[A-Za-z]{2,}")
-_LETTER = re.compile(r"[A-Za-z]")
-_COMMAND = re.compile(r"\\[A-Za-z]+")
-_RADICAND = re.compile(r"\\sqrt(\d{1,6})(?!\d)")
 _FINAL_SUM = re.compile(
     r"(?:^|[^\w.^/])((?:[-−]?\s*\d+(?:\.\d+)?\s*[-+−]\s*)+\d+(?:\.\d+)?)\s*=\s*(-?\d+(?:\.\d+)?)\s*$"
 )
 _TERMS = re.compile(r"([-+−]?)\s*(\d+(?:\.\d+)?)")
-_RADICAL_TERM = re.compile(r"\\sqrt\d{1,6}|\\sqrt[a-z]")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")
 _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+−=×/÷,(\[{^\\]|\\times|\\cdot)$")
 # Words a finished sentence does not end on: an output ending on one was cut off.
@@ -122,62 +82,6 @@ def detect(
     single_valued = answer_type in SINGLE_VALUE_TYPES and not is_multi_part(sample.gold)
     if states_different_answers(sample.output, candidates, single_valued):
         findings.append("multiple_answers")
-    answer = candidates.final.text if candidates.final else ""
-    compared = compare_with_gold(sample.gold, answer)
-    if "approximate_answer" in compared and demands_exact_form(sample.problem):
-        # The question itself rules a decimal out: only credit for one is in doubt.
-        credited = any(e.verdict is Verdict.CORRECT for e in evaluations)
-        compared = tuple(c for c in compared if c != "approximate_answer" or credited)
-    findings.extend(compared)
-    if answer_type is AnswerType.EXPRESSION and less_simplified(sample.gold, answer):
-        findings.append("form_differs")
-    return tuple(findings)
-
-
-def demands_exact_form(problem: str) -> bool:
-    """True when the question asks for an exact form ("exact value", "in terms of pi")."""
-    return _EXACT_FORM_REQUEST.search(problem[:MAX_PROBLEM_CHARS]) is not None
-
-
-def less_simplified(gold: str, answer: str) -> bool:
-    """True when the answer keeps a radical, like terms or factors that the gold resolved.
-
-    Simplifying is often the task itself, so an equal value in a rawer form needs a human.
-    """
-    gold_core, answer_core = _core(gold), _core(answer)
-    reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer_core))
-    if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold_core)):
-        return True
-    terms = _RADICAL_TERM.findall(answer_core)
-    if len(terms) != len(set(terms)) and len(_RADICAL_TERM.findall(gold_core)) < len(terms):
-        return True
-    if "\\frac" in answer_core and not _EXACT_FRACTION.search(gold_core):
-        return True
-    return answer_core.count("(") < gold_core.count("(") and gold_core.count(")(") > 0
-
-
-def compare_with_gold(gold: str, answer: str) -> tuple[str, ...]:
-    """Doubts visible by comparing the stated answer with the gold as plain numbers.
-
-    No algebra here: only answers and golds that are numbers, fractions or percentages.
-    """
-    gold_value, answer_value = _number(gold), _number(_core(answer))
-    exact_gold = _EXACT_FORM.search(gold) and not _DECIMAL.search(gold)
-    if exact_gold and _DECIMAL.fullmatch(_core(answer)):
-        return ("approximate_answer",)
-    if (_PI.search(gold) and _DEGREES.search(answer)) or (
-        _DEGREES.search(gold) and _PI.search(answer)
-    ):
-        return ("unit_mismatch",)
-    findings = []
-    if _DOTTED_THOUSANDS.search(answer):
-        findings.append("number_format")
-    if gold_value is None or answer_value is None or gold_value == answer_value:
-        return tuple(findings)
-    if gold_value and answer_value and abs(answer_value / gold_value) in _SCALES:
-        findings.append("unit_mismatch")
-    elif gold_value and "." in gold + answer and abs(answer_value / gold_value - 1) < 0.01:
-        findings.append("near_miss")
     return tuple(findings)
 
 
@@ -291,41 +195,11 @@ def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     if not output[line_start : final.start + 1].lstrip().startswith("#"):
         return False
     previous = output[:line_start].rstrip().rsplit("\n", 1)[-1]
-    numbers = _NUMBER.findall(previous)
-    return bool(numbers) and _value_key(numbers[-1]) != _value_key(final.text)
-
-
-def _has_square_factor(n: int) -> bool:
-    return n < 10**6 and any(n % (k * k) == 0 for k in range(2, int(n**0.5) + 1))
-
-
-def _core(text: str) -> str:
-    """The mathematics of an answer, for comparing two spellings of it: no words, no spaces."""
-    text = _DECORATION.sub("", _WORD.sub("", text.replace("\\boxed", "")))
-    text = _ASSIGNMENT.sub("", _TRAILING.sub("", _FRAC_VARIANT.sub(r"\\frac", text)))
-    text = text.translate(_UNICODE_MATH).replace("\\geq", "\\ge").replace("\\leq", "\\le")
-    return text.strip(",;:.")
-
-
-def _stated_number(answer: str) -> Fraction | None:
-    """The number an answer states: the whole answer, a numeric chain's result, or a leading
-    count ("9 prime numbers less than 20")."""
-    core = _core(answer)
-    _, _, result = core.rpartition("=")
-    numeric_chain = not _LETTER.search(_COMMAND.sub("", core))
-    for candidate in (core, result if numeric_chain else ""):
-        if (value := _number(candidate)) is not None:
-            return value
-    leading = _LEADING_COUNT.match(answer)
-    return _number(leading.group(1)) if leading else None
-
-
-def _number(text: str) -> Fraction | None:
-    key = _value_key(text)
-    try:
-        return Fraction(key) if _PLAIN_NUMBER.fullmatch(key) else None
-    except (ValueError, ZeroDivisionError):
-        return None
+    # The line's result: after its last equals sign, else its last number.
+    numbers = _NUMBER.findall(previous.rpartition("=")[2]) or _NUMBER.findall(previous)
+    return bool(numbers) and _value_key(numbers[0 if "=" in previous else -1]) != _value_key(
+        final.text
+    )
 
 
 def _value_key(text: str) -> str:

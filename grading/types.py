@@ -40,6 +40,10 @@ class AnswerType(StrEnum):
 
 
 CHOICE_ANSWER_TYPES = frozenset({AnswerType.LETTER, AnswerType.YES_NO})
+# Golds that are one value, where an answer listing several hedges.
+SINGLE_VALUE_TYPES = frozenset(
+    {AnswerType.INTEGER, AnswerType.DECIMAL, AnswerType.FRACTION, AnswerType.EXPRESSION}
+)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,12 @@ import sympy
 from latex2sympy2_extended.sets import FiniteSet as LatexFiniteSet
 
 from grading.equivalence import probe
-from grading.equivalence.rewrite import all_rewrites, base_digits, thousands_separators
+from grading.equivalence.rewrite import (
+    FORM_REWRITES,
+    all_rewrites,
+    base_digits,
+    thousands_separators,
+)
 from grading.evaluators.symbolic import Parsed, compare, parse_answer
 
 # Phrases that name the same non-numeric answer, by the class they belong to.
@@ -57,6 +62,16 @@ class Comparison:
     undefined: bool = False  # a side is 0/0, nan or complex infinity: never equal
     renamed: str = ""  # "x->t" when equal only after renaming the single variable
     approximately: bool = False  # not equal, but every number within 1% of the gold's
+    rewrites: tuple[str, ...] = ()  # the rewrites of the text that equality needed
+
+    @property
+    def changes_form(self) -> bool:
+        """Equal only in another form (a structure, an identity, a repeating decimal), not
+        just another spelling of the same form."""
+        return bool(self.equal) and (
+            self.method in ("structure", "numeric_probe")
+            or bool(FORM_REWRITES.intersection(self.rewrites))
+        )
 
 
 def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Comparison:
@@ -115,13 +130,16 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
         return Comparison(False, "verify", undefined=True)
     if compare(gold_parsed, answer_parsed).correct:
         return Comparison(True, "verify")
-    rewritten_gold, rewritten_answer = all_rewrites(gold), all_rewrites(answer)
+    (rewritten_gold, gold_rewrites), (rewritten_answer, rewrites) = (
+        all_rewrites(gold),
+        all_rewrites(answer),
+    )
     if not _LIST.search(gold):
         rewritten_answer = thousands_separators(rewritten_answer)
     if (rewritten_gold, rewritten_answer) != (gold, answer):
         gold_parsed, answer_parsed = parse_answer(rewritten_gold), parse_answer(rewritten_answer)
         if compare(gold_parsed, answer_parsed).correct:
-            return Comparison(True, "rewrite")
+            return Comparison(True, "rewrite", rewrites=gold_rewrites + rewrites)
     if not gold_parsed.values or not answer_parsed.values:
         return Comparison(None)
     return _compare_structures(gold_parsed.values[0], answer_parsed.values[0], allow_rename)
@@ -206,7 +224,11 @@ def _close(gold: object, answer: object) -> bool:
     """Every number of ``answer`` within 1% of the gold's, in the same structure (a number,
     a tuple or vector, an interval); for "approximately right" doubts, never for equality."""
     pairs = _number_pairs(gold, answer)
-    if not pairs:
+    # Two different integers or fractions are simply different; "nearly" needs a decimal
+    # (a rounded value) or a gold that is not rational (an exact value rounded).
+    if not pairs or not any(
+        a.has(sympy.Float) or not (g.is_rational or g.has(sympy.Float)) for g, a in pairs
+    ):
         return False
     try:
         return all(
@@ -274,12 +296,12 @@ def _assignments(value: object) -> object | None:
 def _as_set(value: object) -> object | None:
     """An inequality, or several joined by "or", as the set of reals it describes."""
     try:
-        if isinstance(value, sympy.Rel | sympy.And | sympy.Or) and len(value.free_symbols) == 1:
+        if isinstance(value, sympy.Rel | sympy.And | sympy.Or) and _solved(value):
             return value.as_set()
         if (
             isinstance(value, sympy.FiniteSet | LatexFiniteSet)
             and value.args
-            and all(isinstance(a, sympy.Rel) for a in value.args)
+            and all(isinstance(a, sympy.Rel) and _solved(a) for a in value.args)
         ):
             symbols = set().union(*(a.free_symbols for a in value.args))
             if len(symbols) == 1:
@@ -376,6 +398,8 @@ def _renamed(gold: object, answer: object) -> tuple[str, object] | None:
     if len(gold_symbols) != 1 or len(answer_symbols) != 1 or gold_symbols == answer_symbols:
         return None
     (old,), (new,) = answer_symbols, gold_symbols
+    if len(old.name) > 1 or len(new.name) > 1:  # words ("Saturday"), not variables
+        return None
     return f"{old}->{new}", answer.subs(old, new)
 
 

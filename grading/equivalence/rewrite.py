@@ -64,6 +64,8 @@ _NUMBER_WORD = re.compile(
 )
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b")
 _DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*\{?\\circ\}?")
+_NESTED_LIST = re.compile(r"\[\s*((?:\[[^\[\]]*\]\s*,?\s*){2,})\]")
+_ROW = re.compile(r"\[([^\[\]]*)\]")
 _BASE = re.compile(r"^\(?([0-9A-Fa-f]+)\)?_\{?(\d{1,2})\}?$")
 
 
@@ -186,6 +188,18 @@ def degrees_in_trigonometry(text: str) -> str:
     return _DEGREES.sub(lambda m: f"\\frac{{{m.group(1)}\\pi}}{{180}}", text)
 
 
+def nested_lists_to_matrix(text: str) -> str:
+    """``[[2, 1], [4, 3]]``, a matrix written as a list of rows, as a pmatrix."""
+    match = _NESTED_LIST.fullmatch(text.strip())
+    if match is None:
+        return text
+    rows = [row.split(",") for row in _ROW.findall(match.group(1))]
+    if len({len(row) for row in rows}) != 1:
+        return text
+    body = " \\\\ ".join(" & ".join(cell.strip() for cell in row) for row in rows)
+    return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
+
+
 def base_digits(text: str) -> tuple[str, int] | None:
     """``(400)_5``, ``400_{5}`` or ``1011_2`` as (digits, base); None for anything else."""
     match = _BASE.match(text.strip().replace(" ", ""))
@@ -197,13 +211,29 @@ def base_digits(text: str) -> tuple[str, int] | None:
     return digits, base
 
 
-def all_rewrites(text: str) -> str:
-    """Every value-preserving rewrite above, in an order where none undoes another."""
+# Rewrites that change the form of an answer (a fraction written as a repeating decimal),
+# not just its spelling (Unicode signs, e-notation): a problem that asks for a form cares.
+FORM_REWRITES = frozenset({"repeating_decimals", "mixed_numbers", "angle_brackets_to_tuple"})
+_ORDER = (
+    unicode_to_latex,
+    angle_brackets_to_tuple,
+    nested_lists_to_matrix,
+    repeating_decimals,
+    e_notation,
+    mixed_numbers,
+    degrees_in_trigonometry,
+)
+
+
+def all_rewrites(text: str) -> tuple[str, tuple[str, ...]]:
+    """Every value-preserving rewrite above, in an order where none undoes another, and the
+    names of those that changed something."""
     if len(text) > MAX_ANSWER_CHARS:
-        return text
-    text = unicode_to_latex(text)
-    text = angle_brackets_to_tuple(text)
-    text = repeating_decimals(text)
-    text = e_notation(text)
-    text = mixed_numbers(text)
-    return degrees_in_trigonometry(text)
+        return text, ()
+    applied = []
+    for rewrite in _ORDER:
+        rewritten = rewrite(text)
+        if rewritten != text:
+            applied.append(rewrite.__name__)
+            text = rewritten
+    return text, tuple(applied)

@@ -18,20 +18,21 @@ from grading import options
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, read_answer
 from grading.candidates import Candidates
-from grading.equivalence.check import Comparison, compare_values, factoring_incomplete
-from grading.evaluators import choice
+from grading.equivalence.check import Comparison, compare_values
+from grading.evaluators import choice, forms
 from grading.evaluators.nearmiss import near_miss_signals
-from grading.types import CHOICE_ANSWER_TYPES, AnswerType, Evaluation, Sample, Status, Verdict
+from grading.types import (
+    CHOICE_ANSWER_TYPES,
+    SINGLE_VALUE_TYPES,
+    AnswerType,
+    Evaluation,
+    Sample,
+    Status,
+    Verdict,
+)
 
 # Evaluators whose reading of the output is compared with the stated answer.
 MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex", "exact"})
-_FORM_REQUEST = re.compile(
-    r"\bcommon fraction|\bsimplest (?:radical )?form|\bradical form|\binterval notation"
-    r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b|\bas a decimal"
-    r"|\bmixed number|\bscientific notation|\bbase[ -]\d+|\bexpanded form|\bfactored form"
-    r"|\bslope-intercept|\bstandard form|\bfactor (?:completely|fully)|\bexact value",
-    re.IGNORECASE,
-)
 _DECLINES = re.compile(
     r"\b(?:not (?:confident|sure|certain)|cannot (?:determine|decide|tell|be sure)"
     r"|can't (?:determine|decide|tell)|none of the (?:options|choices|answers)|i don't know"
@@ -39,8 +40,6 @@ _DECLINES = re.compile(
     re.IGNORECASE,
 )
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
-_EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)")
-_FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
 _YES_NO_WORD = re.compile(
     r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
     re.IGNORECASE,
@@ -98,6 +97,8 @@ def _grade_math(
     signals: list[str] = []
     if stated.hedged and not multi_part:
         signals.append("hedged")
+    elif not multi_part and kind in SINGLE_VALUE_TYPES and is_multi_part(stated.expression):
+        signals.append("multiple_answers")  # "7 and 13" where one value is asked
     if kind is not AnswerType.TEXT and len(_PROSE_WORD.findall(stated.expression)) >= 3:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(gold, stated)
@@ -105,8 +106,9 @@ def _grade_math(
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
     signals.extend(_comparison_signals(comparison, stated, sample.problem))
+    signals.extend(forms.unit_signals(gold, stated))
     if correct:
-        signals.extend(_form_signals(gold, stated, sample.problem))
+        signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
     if not correct:
         signals.extend(near_miss_signals(sample, gold, stated, candidates))
     if _DECLINES.search(final.text) or _DECLINES.search(sample.output[-300:]):
@@ -136,27 +138,11 @@ def _comparison_signals(comparison: Comparison, stated: StatedAnswer, problem: s
         found.append("undefined_value")
     if comparison.renamed and not comparison.equal:
         found.append("variable_name")
-    if comparison.approximately:
+    if comparison.approximately and not forms.demands_exact_form(problem):
+        # A decimal where the question asks for an exact value is simply wrong.
         found.append("approximate_answer")
     if comparison.equal and comparison.method == "numeric_probe":
         found.append("numeric_probe")
-    if (
-        comparison.equal
-        and comparison.method not in ("verify", "")
-        and _FORM_REQUEST.search(problem[-2000:])
-    ):
-        found.append("form_requested")
-    return found
-
-
-def _form_signals(gold: str, stated: StatedAnswer, problem: str) -> list[str]:
-    """An equal answer in a form the question or the gold asks otherwise: the bare right-hand
-    side of an equation gold, or a factoring that stops early."""
-    found = []
-    if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
-        found.append("equation_expected")
-    if _FACTOR_REQUEST.search(problem[-2000:]) and factoring_incomplete(gold, stated.expression):
-        found.append("form_differs")
     return found
 
 

@@ -1,0 +1,111 @@
+"""Form doubts: an answer equal to the gold in value, written in a form that may not count.
+
+Whether ``0.375`` answers "as a common fraction", ``\\sqrt{12}`` answers "simplify", or
+``3x - 2`` answers "the equation of the line" is a convention of the question, not a matter
+of value, so these rows go to a person; the question's own words decide when to ask. Regular
+expressions only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grading.answers import StatedAnswer
+from grading.equivalence.check import Comparison, factoring_incomplete
+
+# The question asks for a form.
+_FORM_REQUEST = re.compile(
+    r"\bcommon fraction|\bsimplest (?:radical )?form|\bradical form|\binterval notation"
+    r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b|\bas a decimal"
+    r"|\bmixed number|\bscientific notation|\bexpanded form|\bfactored form|\bslope-intercept"
+    r"|\bstandard form|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
+    r"fraction|\bas a percent|\bin lowest terms",
+    re.IGNORECASE,
+)
+# The question makes simplifying the task ("Simplify √72", "Factor completely").
+_SIMPLIFY_REQUEST = re.compile(
+    r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e",
+    re.IGNORECASE,
+)
+_EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)")
+_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
+_PERCENT = re.compile(r"\\%|%|\bpercent\b")
+_DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
+_PI = re.compile(r"\\pi|π")
+_RADICAND = re.compile(r"\\sqrt\s*\{?\s*(\d{1,6})\s*\}?")
+# The notation an answer is written in, by the first pattern that matches.
+_NOTATIONS = (
+    ("matrix", re.compile(r"\\begin\{[pbvBV]?matrix\}")),
+    ("interval", re.compile(r"^[\[(][^,]*,[^,]*[\])]$|\\cup")),
+    ("inequality", re.compile(r"[<>]|\\[lg]eq?\b")),
+    ("scientific", re.compile(r"\\times\s*10\^|\d[eE][+-]?\d")),
+    ("percent", re.compile(r"\\%|%")),
+    ("radical", re.compile(r"\\sqrt")),
+    ("fraction", re.compile(r"\\[dt]?frac|^-?\d+\s*/\s*\d+$")),
+    ("decimal", re.compile(r"^-?\d*\.\d+$")),
+    ("tuple", re.compile(r"^\(.*,.*\)$")),
+)
+
+
+_EXACT_FORM_REQUEST = re.compile(
+    r"\bexact\b|\bin terms of\b|simplest (?:radical )?form|radical form|common fraction"
+    r"|as a (?:reduced |simplified )?fraction",
+    re.IGNORECASE,
+)
+
+
+def demands_exact_form(problem: str) -> bool:
+    """True when the question asks for an exact form ("exact value", "in terms of pi")."""
+    return _EXACT_FORM_REQUEST.search(problem[-2000:]) is not None
+
+
+def form_signals(
+    gold: str, stated: StatedAnswer, comparison: Comparison, problem: str
+) -> list[str]:
+    """Doubts about an answer already shown equal to the gold."""
+    found = []
+    asks_form = _FORM_REQUEST.search(problem[-2000:]) is not None
+    if asks_form and (comparison.changes_form or notation(gold) != notation(stated.expression)):
+        found.append("form_requested")
+    if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
+        found.append("equation_expected")
+    simplify = not problem or _SIMPLIFY_REQUEST.search(problem[-2000:]) is not None
+    if simplify and (
+        less_simplified(gold, stated.expression) or factoring_incomplete(gold, stated.expression)
+    ):
+        found.append("form_differs")
+    if _PERCENT.search(gold) and not _PERCENT.search(stated.raw):
+        found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
+    return found
+
+
+def unit_signals(gold: str, stated: StatedAnswer) -> list[str]:
+    """Doubts about the unit or the digits of an answer, whatever its verdict."""
+    found = []
+    answer = stated.raw
+    if (_PI.search(gold) and _DEGREES.search(answer)) or (
+        _DEGREES.search(gold) and _PI.search(answer)
+    ):
+        found.append("unit_mismatch")
+    if _DOTTED_THOUSANDS.search(answer):
+        found.append("number_format")
+    return found
+
+
+def notation(text: str) -> str:
+    """The notation an answer is written in ("fraction", "decimal", "interval", …)."""
+    text = text.strip().strip("$").strip()
+    return next((name for name, pattern in _NOTATIONS if pattern.search(text)), "plain")
+
+
+def less_simplified(gold: str, answer: str) -> bool:
+    """True when the answer keeps a radical with a square factor that the gold resolved, or
+    writes as a fraction what the gold writes without one."""
+    reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer))
+    if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold)):
+        return True
+    return notation(answer) == "fraction" and notation(gold) in ("plain", "radical")
+
+
+def _has_square_factor(n: int) -> bool:
+    return n < 10**6 and any(n % (k * k) == 0 for k in range(2, int(n**0.5) + 1))
