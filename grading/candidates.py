@@ -60,6 +60,7 @@ _ANSWER_MARKER = re.compile(
     re.IGNORECASE,
 )
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+_STEP = re.compile(r"(?:step|case|part)\b|\d+[.)]\s", re.IGNORECASE)
 _BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
 # Words that show the model went back on what it said before.
 _SELF_CORRECTION = re.compile(
@@ -159,11 +160,12 @@ def find_candidates(output: str) -> Candidates:
     closing = max(0, len(tail) - CLOSING_CHARS)
     for match in _BOLD.finditer(tail, closing):
         text = match.group(1).strip(" :")
-        # Bold headings of steps ("**Compute the probability.**") are not answers.
         if (
             _BOLD_ANSWER.search(text)
             and not _ANSWER_MARKER.search(text)
             and not _FINAL_MARKER.search(text)
+            and not _is_heading(match, tail)
+            and len(_PROSE_WORD.findall(_MATH_SPAN.sub(" ", text))) <= 2
         ):
             items.append(Candidate(text, offset + match.start(), BOLD))
     first = _first_line(output, think_end)
@@ -179,6 +181,13 @@ def find_candidates(output: str) -> Candidates:
     ]
     standing = _standing(items, tail, offset, think_end)
     return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+def _is_heading(match: re.Match, text: str) -> bool:
+    """A bold step title ("**Divide by -13:**", "**Step 2.**"), not an answer."""
+    inner = match.group(1).strip()
+    after = text[match.end() : match.end() + 1]
+    return inner.endswith((":", ".")) or after == ":" or bool(_STEP.match(inner))
 
 
 def _reply_start(output: str) -> int:

@@ -126,7 +126,7 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
             [_merged(list(closing))] if closing else []
         )
         stated = list(_join_by_sentence(output, stated))
-    values = {_value_key(read_answer(c.text).expression) for c in stated} - {""}
+    values = {_answer_key(c.text) for c in stated} - {""}
     if len(values) > 1:
         return True
     final = candidates.final
@@ -200,6 +200,14 @@ def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     return bool(numbers) and _value_key(numbers[0 if "=" in previous else -1]) != _value_key(
         final.text
     )
+
+
+def _answer_key(text: str) -> str:
+    """The comparison key of a stated answer; a chain ("2 + 8 = 10") states its last side."""
+    expression = read_answer(text).expression
+    if "=" in expression and not re.search(r"[<>,]", expression):
+        expression = expression.rpartition("=")[2]
+    return _value_key(expression)
 
 
 def _value_key(text: str) -> str:

@@ -333,7 +333,10 @@ def factoring_incomplete(gold: str, answer: str) -> bool:
     gold_factors, answer_factors = _factors(gold_value[0]), _factors(answer_value[0])
     if gold_factors is None or answer_factors is None:
         return False
-    return len(answer_factors) < len(gold_factors) or any(_content(f) != 1 for f in answer_factors)
+    gold_contents = {_content(f) for f in gold_factors}
+    return len(answer_factors) < len(gold_factors) or (
+        gold_contents == {1} and any(_content(f) != 1 for f in answer_factors)
+    )
 
 
 def _factors(value: object) -> list | None:

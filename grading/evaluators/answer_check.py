@@ -21,6 +21,7 @@ from grading.candidates import Candidates
 from grading.equivalence.check import Comparison, compare_values
 from grading.evaluators import choice, forms
 from grading.evaluators.nearmiss import near_miss_signals
+from grading.gold import gold_is_suspect
 from grading.types import (
     CHOICE_ANSWER_TYPES,
     SINGLE_VALUE_TYPES,
@@ -111,6 +112,8 @@ def _grade_math(
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
     if not correct:
         signals.extend(near_miss_signals(sample, gold, stated, candidates))
+        if gold_is_suspect(gold, sample.problem):
+            signals.append("gold_suspect")
     if _DECLINES.search(final.text) or _DECLINES.search(sample.output[-300:]):
         signals.append("declined")
     return {

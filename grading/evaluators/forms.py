@@ -27,6 +27,7 @@ _SIMPLIFY_REQUEST = re.compile(
     r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e",
     re.IGNORECASE,
 )
+_FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
 _EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)")
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
 _PERCENT = re.compile(r"\\%|%|\bpercent\b")
@@ -69,9 +70,11 @@ def form_signals(
         found.append("form_requested")
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
-    simplify = not problem or _SIMPLIFY_REQUEST.search(problem[-2000:]) is not None
-    if simplify and (
-        less_simplified(gold, stated.expression) or factoring_incomplete(gold, stated.expression)
+    request = problem[-2000:]
+    simplify = not problem or _SIMPLIFY_REQUEST.search(request) is not None
+    factor = not problem or _FACTOR_REQUEST.search(request) is not None
+    if (simplify and less_simplified(gold, stated.expression)) or (
+        factor and factoring_incomplete(gold, stated.expression)
     ):
         found.append("form_differs")
     if _PERCENT.search(gold) and not _PERCENT.search(stated.raw):

@@ -49,9 +49,16 @@ def near_miss_signals(
         found.append("unit_mismatch")
     if _only_constant_differs(gold, stated.expression):
         found.append("constant_of_integration")
-    if _MANY_ANSWERS.search(sample.problem[-2000:]):
+    if _MANY_ANSWERS.search(_question(sample.problem)):
         found.append("many_answers")
     return found
+
+
+def _question(problem: str) -> str:
+    """The request itself: the problem's last paragraph ("One possible card is:" earlier in
+    the statement is an illustration, not a request for any answer)."""
+    paragraphs = [p for p in problem.strip().split("\n\n") if p.strip()]
+    return paragraphs[-1][-400:] if paragraphs else ""
 
 
 def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
