@@ -69,6 +69,9 @@ _SELF_CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _THINK_END = re.compile(r"</think>", re.IGNORECASE)
+_END_OF_TURN = re.compile(
+    r"<\|(?:im_end|im_start|endoftext|eot_id|end_of_turn|end)\|>|</s>|<end_of_turn>"
+)
 _THINK_START = re.compile(r"<think>", re.IGNORECASE)
 # A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does.
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
@@ -150,6 +153,7 @@ class Candidates:
 
 def find_candidates(output: str) -> Candidates:
     """Every stated answer in ``output`` and the final one."""
+    output = _reply_only(output)
     offset = max(0, len(output) - TAIL_CHARS)
     tail = output[offset:]
     think_end = _reply_start(output)
@@ -188,6 +192,13 @@ def _is_heading(match: re.Match, text: str) -> bool:
     inner = match.group(1).strip()
     after = text[match.end() : match.end() + 1]
     return inner.endswith((":", ".")) or after == ":" or bool(_STEP.match(inner))
+
+
+def _reply_only(output: str) -> str:
+    """The output up to the first end-of-turn token: what follows it ("<|im_start|>user …")
+    is another turn the model made up, not its answer."""
+    end = _END_OF_TURN.search(output)
+    return output[: end.start()] if end and output[: end.start()].strip() else output
 
 
 def _reply_start(output: str) -> int:

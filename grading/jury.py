@@ -103,8 +103,10 @@ def decide(
         if e is not primary
     ):
         codes.append("evaluators_disagree")
-    for evaluation in applicable:
-        codes.extend(evaluation.signals)
+    if primary is not None:
+        # The primary's doubts about its own verdict; another evaluator's doubts about a
+        # verdict that is not the row's (math-verify's string fallback) do not apply.
+        codes.extend(primary.signals)
     codes.extend(findings)
 
     unique_codes = tuple(dict.fromkeys(codes))

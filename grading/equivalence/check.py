@@ -25,7 +25,12 @@ from grading.equivalence.rewrite import (
     base_digits,
     thousands_separators,
 )
-from grading.evaluators.symbolic import Parsed, compare, parse_answer
+from grading.evaluators.symbolic import (
+    Parsed,
+    compare,
+    equal_only_after_rounding,
+    parse_answer,
+)
 
 # Phrases that name the same non-numeric answer, by the class they belong to.
 _SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -63,6 +68,8 @@ class Comparison:
     renamed: str = ""  # "x->t" when equal only after renaming the single variable
     approximately: bool = False  # not equal, but every number within 1% of the gold's
     rewrites: tuple[str, ...] = ()  # the rewrites of the text that equality needed
+    string_only: bool = False  # math-verify matched the two strings, not parsed values
+    rounded: bool = False  # equal only after rounding away a difference in magnitude
 
     @property
     def changes_form(self) -> bool:
@@ -123,13 +130,17 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     base = _compare_bases(gold, answer)
     if base is not None:
         return base
+    if _CLOCK.match(gold) or _CLOCK.match(answer):  # "4:30 p.m." is a time, not a ratio
+        return Comparison(_clock(gold) == _clock(answer), "synonym")
     gold, answer = _decimal_commas(gold, answer)
     gold_parsed, answer_parsed = parse_answer(gold), parse_answer(answer)
     undefined = _undefined(gold_parsed) or _undefined(answer_parsed)
     if undefined:
         return Comparison(False, "verify", undefined=True)
-    if compare(gold_parsed, answer_parsed).correct:
-        return Comparison(True, "verify")
+    verified = compare(gold_parsed, answer_parsed)
+    if verified.correct:
+        rounded = equal_only_after_rounding(verified.gold_value, verified.pred_value)
+        return Comparison(True, "verify", string_only=verified.string_only, rounded=rounded)
     (rewritten_gold, gold_rewrites), (rewritten_answer, rewrites) = (
         all_rewrites(gold),
         all_rewrites(answer),
@@ -401,8 +412,8 @@ def _renamed(gold: object, answer: object) -> tuple[str, object] | None:
     if len(gold_symbols) != 1 or len(answer_symbols) != 1 or gold_symbols == answer_symbols:
         return None
     (old,), (new,) = answer_symbols, gold_symbols
-    if len(old.name) > 1 or len(new.name) > 1:  # words ("Saturday"), not variables
-        return None
+    if len(old.name) > 1 or len(new.name) > 1 or old.name.isupper() or new.name.isupper():
+        return None  # words ("Saturday") and labels ("E"), not variables
     return f"{old}->{new}", answer.subs(old, new)
 
 
@@ -439,6 +450,16 @@ def _decimal_commas(gold: str, answer: str) -> tuple[str, str]:
     if _DECIMAL_COMMA.match(answer) and _DECIMAL_POINT.match(gold):
         return gold, _DECIMAL_COMMA.sub(r"\1.\2", answer)
     return gold, answer
+
+
+_CLOCK = re.compile(
+    r"^\$?\s*\d{1,2}:\d{2}(?:\s*(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?)?\.*\s*\$?$", re.I
+)
+
+
+def _clock(text: str) -> str:
+    """A clock time as hours:minutes plus a.m./p.m. when given ("4:30 p.m." -> "4:30pm")."""
+    return re.sub(r"[^0-9:apm]", "", text.lower().replace("\\text", ""))
 
 
 def _undefined(parsed: Parsed) -> bool:

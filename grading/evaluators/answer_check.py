@@ -19,6 +19,7 @@ from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, read_answer
 from grading.candidates import Candidates
 from grading.equivalence.check import Comparison, compare_values
+from grading.equivalence.rewrite import thousands_separators
 from grading.evaluators import choice, forms
 from grading.evaluators.nearmiss import near_miss_signals
 from grading.gold import gold_is_suspect
@@ -40,6 +41,7 @@ _DECLINES = re.compile(
     r"|unable to (?:determine|decide))\b",
     re.IGNORECASE,
 )
+_LATEX_GROUP = re.compile(r"\\(?:begin|end|text|mathrm|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
 _YES_NO_WORD = re.compile(
     r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
@@ -98,9 +100,9 @@ def _grade_math(
     signals: list[str] = []
     if stated.hedged and not multi_part:
         signals.append("hedged")
-    elif not multi_part and kind in SINGLE_VALUE_TYPES and is_multi_part(stated.expression):
+    elif not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
         signals.append("multiple_answers")  # "7 and 13" where one value is asked
-    if kind is not AnswerType.TEXT and len(_PROSE_WORD.findall(stated.expression)) >= 3:
+    if kind is not AnswerType.TEXT and _is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(gold, stated)
     if comparison.equal is None:
@@ -126,6 +128,17 @@ def _grade_math(
     }
 
 
+def _is_sentence(expression: str) -> bool:
+    """Three or more words outside LaTeX commands and their arguments: a sentence the
+    extraction could not reduce to an answer."""
+    return len(_PROSE_WORD.findall(_LATEX_GROUP.sub(" ", expression))) >= 3
+
+
+def _lists_values(expression: str) -> bool:
+    """True for "7 and 13" or "3, 5", not for "14{,}916" or "32,\\! 349"."""
+    return is_multi_part(thousands_separators(re.sub(r"\\[!,;]|\s", "", expression)))
+
+
 def _compare(gold: str, stated: StatedAnswer) -> Comparison:
     comparison = compare_values(gold, stated.expression, allow_rename=bool(stated.head_variable))
     if comparison.equal is False and stated.approximation:
@@ -146,6 +159,10 @@ def _comparison_signals(comparison: Comparison, stated: StatedAnswer, problem: s
         found.append("approximate_answer")
     if comparison.equal and comparison.method == "numeric_probe":
         found.append("numeric_probe")
+    if comparison.string_only:
+        found.append("string_fallback")
+    if comparison.rounded:
+        found.append("rounding_match")
     return found
 
 

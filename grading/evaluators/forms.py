@@ -33,6 +33,7 @@ _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
 _PERCENT = re.compile(r"\\%|%|\bpercent\b")
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
 _PI = re.compile(r"\\pi|π")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _RADICAND = re.compile(r"\\sqrt\s*\{?\s*(\d{1,6})\s*\}?")
 # The notation an answer is written in, by the first pattern that matches.
 _NOTATIONS = (
@@ -71,15 +72,21 @@ def form_signals(
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
     request = problem[-2000:]
-    simplify = not problem or _SIMPLIFY_REQUEST.search(request) is not None
-    factor = not problem or _FACTOR_REQUEST.search(request) is not None
+    simplify = _SIMPLIFY_REQUEST.search(request) is not None
+    factor = _FACTOR_REQUEST.search(request) is not None
     if (simplify and less_simplified(gold, stated.expression)) or (
         factor and factoring_incomplete(gold, stated.expression)
     ):
         found.append("form_differs")
-    if _PERCENT.search(gold) and not _PERCENT.search(stated.raw):
+    if _PERCENT.search(gold) and not _PERCENT.search(stated.raw) and _scaled(gold, stated):
         found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
     return found
+
+
+def _scaled(gold: str, stated: StatedAnswer) -> bool:
+    """The answer's number is not the gold's: equal only because a percent is a hundredth."""
+    gold_numbers, answer_numbers = _NUMBER.findall(gold), _NUMBER.findall(stated.expression)
+    return bool(gold_numbers and answer_numbers) and gold_numbers[0] != answer_numbers[0]
 
 
 def unit_signals(gold: str, stated: StatedAnswer) -> list[str]:

@@ -29,6 +29,13 @@ _UNIT_RATIOS = frozenset(
     Fraction(r)
     for r in (60, 3600, 24, 7, 12, 100, 1000, 10, 1_000_000, Fraction(1, 60), Fraction(1, 3600))
 ) | frozenset(Fraction(1, r) for r in (24, 7, 12, 100, 1000, 10, 1_000_000))
+# Units a quantity can be converted between (an answer "10 units" names no real unit).
+_UNIT_WORD = re.compile(
+    r"\b(?:m?m|cm|km|m|g|kg|mg|s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|weeks?"
+    r"|months?|years?|dollars?|cents?|percent|%|ml|l|liters?|litres?|meters?|metres?"
+    r"|centimeters?|kilometers?|grams?|kilograms?|inch(?:es)?|feet|foot|ft|yards?|miles?)\b",
+    re.IGNORECASE,
+)
 _COMPOUND_TIME = re.compile(
     r"(?:(\d+(?:\.\d+)?)\s*(?:h|hours?|hrs?)\b)?\s*(?:(\d+(?:\.\d+)?)\s*(?:min|minutes?|m)\b)?"
     r"\s*(?:(\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)\b)?",
@@ -94,7 +101,11 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
     if gold_value in _compound_time(stated.raw):
         return True
     value = _number(stated.expression)
-    return bool(stated.units) and bool(value) and gold_value / value in _UNIT_RATIOS
+    return (
+        _UNIT_WORD.search(stated.units) is not None
+        and bool(value)
+        and (gold_value / value in _UNIT_RATIOS)
+    )
 
 
 def _compound_time(text: str) -> list[Fraction]:
