@@ -32,6 +32,8 @@ MESSAGES: dict[str, str] = {
     "declined": "The output says it is not sure or that no option fits.",
     "contradicts_itself": "The yes/no answer contradicts the output's own explanation.",
     "equation_expected": "The gold is an equation (y = …) and the answer gives only its right-hand side.",
+    "interval_notation": "The interval is closed at infinity ([4, ∞]), a notation error some graders penalise.",
+    "order_lost": "The answer gives the gold's values without their order (as a set, or in another order), and the question may need the order.",
     "gold_suspect": "The gold answer looks malformed (it does not parse, or carries stray punctuation or text).",
 }
 

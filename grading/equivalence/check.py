@@ -264,6 +264,8 @@ def _number_pairs(gold: object, answer: object) -> list[tuple]:
     gold_parts, answer_parts = _as_tuple(gold), _as_tuple(answer)
     if gold_parts is not None and len(gold_parts) == 1:  # "(\\begin{pmatrix}...)"
         return _number_pairs(gold_parts[0], answer)
+    if answer_parts is not None and len(answer_parts) == 1:
+        return _number_pairs(gold, answer_parts[0])
     if gold_parts is not None and answer_parts is not None and len(gold_parts) == len(answer_parts):
         pairs = []
         for g, a in zip(gold_parts, answer_parts, strict=True):

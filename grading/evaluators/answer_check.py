@@ -98,9 +98,11 @@ def _grade_math(
         "gold_latex": gold,
     }
     signals: list[str] = []
-    if stated.hedged and not multi_part:
+    if stated.hedged and multi_part:  # "either 3 or 5" for the gold "3, 5" lists its values
+        stated = read_answer(", ".join(stated.alternatives))
+    elif stated.hedged:
         signals.append("hedged")
-    elif not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
+    if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
         signals.append("multiple_answers")  # "7 and 13" where one value is asked
     if kind is not AnswerType.TEXT and _is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
@@ -136,7 +138,7 @@ def _is_sentence(expression: str) -> bool:
 
 def _lists_values(expression: str) -> bool:
     """True for "7 and 13" or "3, 5", not for "14{,}916" or "32,\\! 349"."""
-    return is_multi_part(thousands_separators(re.sub(r"\\[!,;]|\s", "", expression)))
+    return is_multi_part(thousands_separators(re.sub(r"\\[!,;]|(?<=,)\s+", "", expression)))
 
 
 def _compare(gold: str, stated: StatedAnswer) -> Comparison:
@@ -325,7 +327,8 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         answer = None if committed is None else committed == "yes"
     # Hedges in the answer itself ("Mostly true."), in its first or last statement; the
     # explanation may well say "generally" without hedging the answer.
-    stated = [c.text for c in candidates.weighty()] or [sample.output[:80]]
+    opening = re.split(r"(?<=[.!?])\s|\n", sample.output.lstrip(), maxsplit=1)[0][:80]
+    stated = [c.text for c in candidates.weighty()] + [opening]
     if candidates.final is not None:
         stated.append(candidates.final.text[:80])
     if any(_YES_NO_HEDGE.search(text) for text in stated):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from grading.answers import StatedAnswer
-from grading.equivalence.check import Comparison, factoring_incomplete
+from grading.equivalence.check import Comparison, compare_values, factoring_incomplete
 
 # The question asks for a form.
 _FORM_REQUEST = re.compile(
@@ -34,6 +34,14 @@ _PERCENT = re.compile(r"\\%|%|\bpercent\b")
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
 _PI = re.compile(r"\\pi|π")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_CLOSED_AT_INFINITY = re.compile(r"\[\s*-\s*\\infty|\\infty\s*\]")
+_SET_BRACES = re.compile(r"^\\?\{.*,.*\\?\}$")
+# The question makes the values a set: their order does not matter.
+_ANY_ORDER = re.compile(
+    r"\ball (?:the )?(?:real |possible |integer |complex )?(?:solutions|roots|values|zeros"
+    r"|numbers)|\bany order\b|\bseparated by commas\b|\bsolutions?\b|\broots\b",
+    re.IGNORECASE,
+)
 _RADICAND = re.compile(r"\\sqrt\s*\{?\s*(\d{1,6})\s*\}?")
 # The notation an answer is written in, by the first pattern that matches.
 _NOTATIONS = (
@@ -78,9 +86,40 @@ def form_signals(
         factor and factoring_incomplete(gold, stated.expression)
     ):
         found.append("form_differs")
+    if _CLOSED_AT_INFINITY.search(stated.expression):
+        found.append("interval_notation")  # "[4, \infty]"
+    if notation(gold) == "tuple" and _SET_BRACES.match(stated.expression.strip()):
+        found.append("order_lost")  # "{3, 4}" for the ordered pair (3, 4)
+    elif not _ANY_ORDER.search(problem[-2000:]) and _reordered(gold, stated.expression):
+        found.append("order_lost")  # "10, 4, -2" for "4, 10, -2", with no "all solutions"
     if _PERCENT.search(gold) and not _PERCENT.search(stated.raw) and _scaled(gold, stated):
         found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
     return found
+
+
+def _reordered(gold: str, answer: str) -> bool:
+    """The same values as the gold's list, in another order."""
+    gold_parts, answer_parts = _top_level_parts(gold), _top_level_parts(answer)
+    if len(gold_parts) < 2 or len(gold_parts) != len(answer_parts):
+        return False
+    in_order = all(
+        compare_values(g, a).equal for g, a in zip(gold_parts, answer_parts, strict=True)
+    )
+    return not in_order
+
+
+def _top_level_parts(text: str) -> list[str]:
+    text = text.strip().strip("$").strip()
+    if text[:1] in "([" and text[-1:] in ")]":
+        text = text[1:-1]
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "{([") - (char in "})]")
+        if char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
 
 
 def _scaled(gold: str, stated: StatedAnswer) -> bool:
@@ -109,11 +148,14 @@ def notation(text: str) -> str:
 
 
 def less_simplified(gold: str, answer: str) -> bool:
-    """True when the answer keeps a radical with a square factor that the gold resolved, or
-    writes as a fraction what the gold writes without one."""
+    """True when the answer keeps a radical with a square factor that the gold resolved,
+    leaves like radicals uncombined, or writes as a fraction what the gold writes without."""
     reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer))
     if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold)):
         return True
+    radicals = _RADICAND.findall(answer)
+    if len(radicals) != len(set(radicals)) and len(_RADICAND.findall(gold)) < len(radicals):
+        return True  # "\sqrt{2} + 4\sqrt{2}" for "5\sqrt{2}"
     return notation(answer) == "fraction" and notation(gold) in ("plain", "radical")
 
 
