@@ -49,13 +49,15 @@ _TRAILING_WORDS = re.compile(
     r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*\s*){1,4}|(?<=\s)[mgsLlhK](?:/[a-z]+)?)$"
 )
 _CURRENCY = re.compile(r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|€|£|¥|USD|EUR")
-_PROSE_WORDS = re.compile(r"[A-Za-z]{2,}(?:\s+[A-Za-z]{2,})+")
+# Words in any script; runs of CJK characters are words without spaces.
+_PROSE_WORDS = re.compile(r"[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})+|[\u3040-\u30ff\u4e00-\u9fff]{3,}")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 _UNIT_LIST = re.compile(
     r"\s*-?\d[\d.]*\s*[A-Za-z]{2,12}(?:\s*(?:,|and)\s*-?\d[\d.]*\s*[A-Za-z]{2,12})+\s*"
 )
 _WORD = re.compile(r"[A-Za-z]+")
-_LEADING_COUNT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s+[A-Za-z]{2,}\b")
+_EQUATION_RESULT = re.compile(r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)(?![\d=]*=)(?!.*=)", re.S)
+_LEADING_COUNT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*[^\W\d_]{2,}")
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
 _SEVERAL_ASSIGNMENTS = re.compile(
     r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)\s*\\?[A-Za-z]\w*\s*="
@@ -151,8 +153,10 @@ def _keep_math_of_prose(text: str) -> str:
     numbers = _NUMBER.findall(plain)
     if len(numbers) == 1:
         # Keep the words after the number: they are its unit ("42 apples left").
-        start = _CURRENCY.sub("", text).find(numbers[0])
-        return _CURRENCY.sub("", text)[start:]
+        return plain[plain.find(numbers[0]) :]
+    result = _EQUATION_RESULT.search(plain)
+    if result:  # "so 3 + 10 = 13 birds": the sentence's last equation gives its result
+        return result.group(1)
     return text
 
 

@@ -269,10 +269,11 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
     letter = None
     if final is not None:
         letters = options.named_letters(final.text) if listed or final.weight >= 2 else []
-        if len(letters) > 1:
+        if options.offers_several(final.text):  # "(A) or (C)", "B: 12 or D: 24"
             signals.append("hedged")
         if letters:
-            letter = letters[-1] if len(letters) > 1 else letters[0]
+            # The letter it opens with; later ones are options it rules out ("D, not A").
+            letter = letters[0]
             value = options.strip_letter(final.text)
             named = _option_with_value(listed, value)
             if named and named != letter:
