@@ -39,8 +39,10 @@ _UNICODE = str.maketrans(
         "ℝ": "\\mathbb{R}",
     }
 )
+# \langle a, b \rangle anywhere; bare < and > only around a whole answer ("<1, -2>"), since
+# elsewhere they compare ("x < -1, x > 2").
 _ANGLE_TUPLE = re.compile(
-    r"\\(?:left)?\\?langle\s*(.*?)\s*\\(?:right)?\\?rangle|<\s*([^<>]*,[^<>]*)\s*>"
+    r"\\(?:left)?\\?langle\s*(.*?)\s*\\(?:right)?\\?rangle|^\s*<\s*([^<>]*,[^<>]*)\s*>\s*$"
 )
 _REPEATING = re.compile(
     r"(?<![\d.])(-?)(\d*)\.(\d*)(?:\\overline\s*\{(\d+)\}|\\bar\s*\{(\d+)\}|\\dot\s*\{(\d)\}"
