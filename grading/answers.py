@@ -60,7 +60,8 @@ _EQUATION_RESULT = re.compile(r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)(?![\d=]*=
 _LEADING_COUNT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*[^\W\d_]{2,}")
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
 _SEVERAL_ASSIGNMENTS = re.compile(
-    r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)\s*\\?[A-Za-z]\w*\s*="
+    r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)(?:\s|\\[,;:!]|\\q?quad)*"
+    r"\\?[A-Za-z]\w*(?:_\{?\w+\}?)?\s*="
 )
 
 

@@ -35,6 +35,8 @@ FIRST_LINE = "first_line"
 CONCLUSION = "conclusion"
 STATEMENT = "statement"
 LAST_SENTENCE = "last_sentence"
+# Cues of sentences that state something without committing to it as the answer.
+PLAIN_CUES = frozenset({"statement", "last_sentence"})
 WEIGHTS = {
     FINAL_MARKER: 3,
     ANSWER_MARKER: 3,
@@ -82,7 +84,8 @@ _CONCLUSION_WORDS = re.compile(
 )
 # A sentence that opens like this is an aside, not the conclusion.
 _DIGRESSION = re.compile(
-    r"^\W*(?:by the way|incidentally|as an aside|fun fact|side note|note that|p\.?s\.?|btw)\b",
+    r"^\W*(?:by the way|incidentally|as an aside|fun fact|side note|note that|p\.?s\.?|btw"
+    r"|i hope|hope this|let me know|feel free|good luck)\b",
     re.IGNORECASE,
 )
 _MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)

@@ -20,11 +20,13 @@ from grading.candidates import (
     ANSWER_MARKER,
     BOXED,
     FINAL_MARKER,
+    PLAIN_CUES,
     TAIL_CHARS,
     Candidate,
     Candidates,
     find_candidates,
 )
+from grading.equivalence.check import compare_values
 from grading.types import SINGLE_VALUE_TYPES, AnswerType, Evaluation, Sample
 
 # A box holding more than this is not a final answer; stops brace matching early.
@@ -120,14 +122,19 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
     marks = [i for i, c in enumerate(stated) if c.cue in (FINAL_MARKER, ANSWER_MARKER)]
     if marks:
         stated = [c for i, c in enumerate(stated) if c.cue != BOXED or i > marks[-1]]
+    committed = [c.start for c in stated if c.weight >= 3]
+    if committed:
+        # A plain sentence after a committed answer elaborates on it ("If he buys 2 more…").
+        stated = [c for c in stated if c.cue not in PLAIN_CUES or c.start < committed[0]]
     if not single_valued:
         closing = candidates.closing_boxes()
         stated = [c for c in stated if c not in closing] + (
             [_merged(list(closing))] if closing else []
         )
         stated = list(_join_by_sentence(output, stated))
-    values = {_answer_key(c.text) for c in stated} - {""}
-    if len(values) > 1:
+    keys = {_answer_key(c.text): c for c in stated}
+    keys.pop("", None)
+    if len(keys) > 1 and not _all_equal([read_answer(c.text).expression for c in keys.values()]):
         return True
     final = candidates.final
     return (
@@ -200,6 +207,12 @@ def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     return bool(numbers) and _value_key(numbers[0 if "=" in previous else -1]) != _value_key(
         final.text
     )
+
+
+def _all_equal(expressions: list[str]) -> bool:
+    """True when statements that read differently have one value ("x < 3", "(-\\infty, 3)")."""
+    first, *rest = expressions
+    return all(compare_values(first, other).equal for other in rest)
 
 
 def _answer_key(text: str) -> str:

@@ -114,6 +114,8 @@ def _chain_sides(text: str) -> list[str]:
             sides.append(text[start:index].strip())
             start = index + 1
     sides.append(text[start:].strip())
+    if len(sides) > 1 and _HEAD_SIDE.fullmatch(sides[0]):
+        sides = sides[1:]  # "x = 2", "Total = 48 = 8 \times 6": the head is not a side
     return [side for side in sides if side]
 
 
@@ -454,6 +456,9 @@ def _decimal_commas(gold: str, answer: str) -> tuple[str, str]:
     return gold, answer
 
 
+_HEAD_SIDE = re.compile(
+    r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
+)
 _CLOCK = re.compile(
     r"^\$?\s*\d{1,2}:\d{2}(?:\s*(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?)?\.*\s*\$?$", re.I
 )

@@ -102,8 +102,6 @@ def _grade_math(
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
-    if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
-        signals.append("multiple_answers")  # "7 and 13" where one value is asked
     if kind is not AnswerType.TEXT and _is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(gold, stated)
@@ -115,6 +113,8 @@ def _grade_math(
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
     if not correct:
+        if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
+            signals.append("multiple_answers")  # "7 and 13" where one value is asked
         signals.extend(near_miss_signals(sample, gold, stated, candidates))
         if gold_is_suspect(gold, sample.problem):
             signals.append("gold_suspect")

@@ -28,7 +28,8 @@ _SIMPLIFY_REQUEST = re.compile(
     re.IGNORECASE,
 )
 _FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
-_EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)")
+# One equation with a named left side ("y = 3x - 2"), not a list of assignments.
+_EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)[^=,;]*$")
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
 _PERCENT = re.compile(r"\\%|%|\bpercent\b")
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
@@ -39,7 +40,7 @@ _SET_BRACES = re.compile(r"^\\?\{.*,.*\\?\}$")
 # The question makes the values a set: their order does not matter.
 _ANY_ORDER = re.compile(
     r"\ball (?:the )?(?:real |possible |integer |complex )?(?:solutions|roots|values|zeros"
-    r"|numbers)|\bany order\b|\bseparated by commas\b|\bsolutions?\b|\broots\b",
+    r"|numbers)|\bany order\b|\bseparated by commas\b|\bsolutions?\b|\broots\b|\bsolve\b",
     re.IGNORECASE,
 )
 _RADICAND = re.compile(r"\\sqrt\s*\{?\s*(\d{1,6})\s*\}?")
@@ -98,7 +99,10 @@ def form_signals(
 
 
 def _reordered(gold: str, answer: str) -> bool:
-    """The same values as the gold's list, in another order."""
+    """The same values as the gold's list, in another order (a list of pairs or an interval
+    is a set, whose order does not matter)."""
+    if notation(gold) == "interval" or "(" in gold.strip().strip("$")[1:]:
+        return False
     gold_parts, answer_parts = _top_level_parts(gold), _top_level_parts(answer)
     if len(gold_parts) < 2 or len(gold_parts) != len(answer_parts):
         return False
@@ -110,7 +114,7 @@ def _reordered(gold: str, answer: str) -> bool:
 
 def _top_level_parts(text: str) -> list[str]:
     text = text.strip().strip("$").strip()
-    if text[:1] in "([" and text[-1:] in ")]":
+    if text[:1] in "([" and _closing(text) == len(text) - 1:
         text = text[1:-1]
     parts, depth, start = [], 0, 0
     for index, char in enumerate(text):
@@ -120,6 +124,16 @@ def _top_level_parts(text: str) -> list[str]:
             start = index + 1
     parts.append(text[start:].strip())
     return [p for p in parts if p]
+
+
+def _closing(text: str) -> int:
+    """Where the bracket that opens ``text`` closes (-1 when it never does)."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0:
+            return index
+    return -1
 
 
 def _scaled(gold: str, stated: StatedAnswer) -> bool:
