@@ -113,10 +113,12 @@ def _chain_sides(text: str) -> list[str]:
         if char == "=" and depth == 0:
             sides.append(text[start:index].strip())
             start = index + 1
-    sides.append(text[start:].strip())
+    sides = [side for side in (*sides, text[start:].strip()) if side]
     if len(sides) > 1 and _HEAD_SIDE.fullmatch(sides[0]):
-        sides = sides[1:]  # "x = 2", "Total = 48 = 8 \times 6": the head is not a side
-    return [side for side in sides if side]
+        return sides[1:]  # "x = 2", "Total = 48 = 8 \times 6": the head is not a side
+    if len(sides) == 2 and any(_LETTERS.search(side) for side in sides):
+        return [text]  # "2x - y + 3 = 0" is an equation, not two names of one value
+    return sides
 
 
 @lru_cache(maxsize=8192)
@@ -459,6 +461,7 @@ def _decimal_commas(gold: str, answer: str) -> tuple[str, str]:
 _HEAD_SIDE = re.compile(
     r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
 )
+_LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
 _CLOCK = re.compile(
     r"^\$?\s*\d{1,2}:\d{2}(?:\s*(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?)?\.*\s*\$?$", re.I
 )

@@ -89,7 +89,9 @@ def form_signals(
         found.append("form_differs")
     if _CLOSED_AT_INFINITY.search(stated.expression):
         found.append("interval_notation")  # "[4, \infty]"
-    if notation(gold) == "tuple" and _SET_BRACES.match(stated.expression.strip()):
+    if gold.strip().strip("$").startswith(("(", "\\left(")) and _SET_BRACES.match(
+        stated.expression.strip()
+    ):
         found.append("order_lost")  # "{3, 4}" for the ordered pair (3, 4)
     elif not _ANY_ORDER.search(problem[-2000:]) and _reordered(gold, stated.expression):
         found.append("order_lost")  # "10, 4, -2" for "4, 10, -2", with no "all solutions"
