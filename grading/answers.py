@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 from grading.equivalence.rewrite import unicode_to_latex, words_to_number
 
@@ -56,6 +57,12 @@ _UNIT_LIST = re.compile(
     r"\s*-?\d[\d.]*\s*[A-Za-z]{2,12}(?:\s*(?:,|and)\s*-?\d[\d.]*\s*[A-Za-z]{2,12})+\s*"
 )
 _WORD = re.compile(r"[A-Za-z]+")
+_COMPOUND_TIME = re.compile(
+    r"(\d+)\s*(h|hours?|hrs?|min|minutes?)\b\s*(?:and\s*)?(\d+)\s*(min|minutes?|s|sec|seconds?)\b",
+    re.IGNORECASE,
+)
+_LATEX_GROUP = re.compile(r"\\(?:begin|end|text|mathrm|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
+_SENTENCE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
 _EQUATION_RESULT = re.compile(r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)(?![\d=]*=)(?!.*=)", re.S)
 _LEADING_COUNT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*[^\W\d_]{2,}")
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
@@ -76,6 +83,7 @@ class StatedAnswer:
     head: str = ""  # "f^{-1}(y)", "y", "x": what the answer says it is the value of
     head_variable: str = ""  # the argument a function head declares ("y" in f^{-1}(y))
     units: str = ""  # words or \\text{} after the number ("cm", "apples left")
+    compound: bool = False  # "1 h 15 min", read as 1.25 (hours): one quantity in two units
 
     @property
     def hedged(self) -> bool:
@@ -97,7 +105,11 @@ def read_answer(raw: str) -> StatedAnswer:
     approx = _APPROX.search(text)
     if approx and approx.start() > 0:
         text, approximation = text[: approx.start()].strip(), text[approx.end() :].strip()
-    text, units = _split_units(text)
+    compound = _compound_quantity(text)
+    if compound is not None:
+        text, units = compound
+    else:
+        text, units = _split_units(text)
     alternatives = _alternatives(text)
     head, variable = "", ""
     head_match = _HEAD.match(text)
@@ -119,7 +131,34 @@ def read_answer(raw: str) -> StatedAnswer:
         head=head,
         head_variable=variable,
         units=units,
+        compound=compound is not None,
     )
+
+
+def _compound_quantity(text: str) -> tuple[str, str] | None:
+    """ "1 h 15 min" or "37 min 30 s": the value in the larger unit, and both units."""
+    match = _COMPOUND_TIME.search(text)
+    if match is None:
+        return None
+    larger, smaller = Fraction(match.group(1)), Fraction(match.group(3))
+    value = larger + smaller / 60
+    return _decimal(value), f"{match.group(2)} {match.group(4)}"
+
+
+def _decimal(value: Fraction) -> str:
+    """A fraction as a terminating decimal when it has one, else as a/b."""
+    whole = value.numerator / value.denominator
+    return (
+        f"{whole:g}"
+        if Fraction(f"{whole:g}") == value
+        else f"{value.numerator}/{value.denominator}"
+    )
+
+
+def is_sentence(expression: str) -> bool:
+    """Three or more words outside LaTeX commands and their arguments: a sentence the
+    reading could not reduce to an answer."""
+    return len(_SENTENCE_WORD.findall(_LATEX_GROUP.sub(" ", expression))) >= 3
 
 
 def _strip_wrappers(text: str) -> str:

@@ -90,19 +90,23 @@ _DIGRESSION = re.compile(
 )
 _MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 # A line that opens with a short label and a colon states what the label names.
-_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z ]{0,30}:(?=\s*\S)(?![^:]*:)")
+_OPTION_LINE = re.compile(r"^\s*\(?[A-E]\)?\s*[.:)]\s*\S")
+_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z ]{1,30}:(?=\s*\S)(?![^:]*:)")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 # What the last sentence says the answer is: the part after its last "is", "=" or ":".
-_PREDICATE = re.compile(
-    r".*(?:\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
-    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|:|：|是|为)",
-    re.DOTALL | re.IGNORECASE,
+_VERB = re.compile(
+    r"\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
+    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|:|：|是|为",
+    re.IGNORECASE,
 )
+_STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
+# A conclusion inside a sentence: "The expression is positive, so x < 2 or x > 5".
+_INNER_CONCLUSION = re.compile(r"[,;]\s*(?:so|thus|therefore|hence)\b[\s,:]*", re.IGNORECASE)
 _FIRST_EQUALS = re.compile(r"[^=]*?=(?!=)")
 # A first line that is an answer given up front: a number with a few words of unit, a choice
 # letter, or a yes/no word.
 _FIRST_LINE_ANSWER = re.compile(
-    r"^[\s*#>]*(?:(?:answer|réponse|respuesta)\s*:\s*)?"
+    r"^[\s*#>]*"
     r"(?:\$?[-−]?\$?\d[\d,.]*(?:\s*/\s*\d+)?\$?(?:\s+[A-Za-z]+){0,3}"
     r"|\(?[A-E]\)?|yes|no|true|false|oui|non|sí|si|ja|nein)\W{0,3}$",
     re.IGNORECASE,
@@ -291,8 +295,9 @@ def _first_line(output: str, reply_start: int) -> Candidate | None:
     stripped = head.lstrip()
     line = stripped.split("\n", 1)[0]
     if len(line) > MAX_FIRST_LINE_CHARS or "\n" not in stripped:
-        # A one-line reply is covered by the last sentence.
-        return None
+        return None  # a one-line reply is covered by the last sentence
+    if _ANSWER_MARKER.search(line) or _FINAL_MARKER.search(line):
+        return None  # "Answer: B" is found as a marked answer
     start = reply_start + len(head) - len(stripped)
     if _FIRST_LINE_ANSWER.match(line):
         return Candidate(line.strip(), start, FIRST_LINE)
@@ -313,7 +318,7 @@ def _last_sentence(tail: str, offset: int) -> Candidate | None:
     ends = [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
     stop = len(text)
     for start in reversed(ends):
-        sentence = text[start:stop]
+        sentence = _TRAILING_STOP.sub("", text[start:stop].rstrip())
         stop = start
         if not sentence.strip():
             continue
@@ -337,6 +342,8 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     body = sentence[body_start:]
     if len(body.strip()) <= MAX_FIRST_LINE_CHARS and _FIRST_LINE_ANSWER.match(body.strip()):
         return Candidate(body.strip(), begin + body_start, CONCLUSION)
+    if _OPTION_LINE.match(body):
+        return None  # "D: 32", one line of a list of options, states no choice
     masked = _MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), body)
     if len(_PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
         # A line of mathematics the output ends on ("Total = 48 = 8 \\times 6") states it.
@@ -345,20 +352,37 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     label = _LABEL.match(masked)
     if label is not None:  # "Solution set: [-3, \\infty)", "Total: $200"
         return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
-    # What follows the last verb ("the total is 42"), else the first equals sign with words
-    # before it ("the total = 42").
-    verb = _PREDICATE.match(masked) or _FIRST_EQUALS.match(masked)
-    if verb is None:
+    inner = _last_match(_INNER_CONCLUSION, masked)
+    if inner is not None:  # "…, so x < 2 or x > 5": the clause after "so" concludes
+        return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)
+    # What follows the last verb that is followed by something ("the total is 42", not "as
+    # 4 × 16 would also give"), else the first equals sign ("the total = 42").
+    cut = next(
+        (
+            verb.end()
+            for verb in reversed(list(_VERB.finditer(masked)))
+            if _STATES_SOMETHING.search(masked[verb.end() :])
+        ),
+        None,
+    )
+    if cut is None and (equals := _FIRST_EQUALS.match(masked)) is not None:
+        cut = equals.end()
+    if cut is None:
         if not conclusive and len(body.strip()) > MAX_FIRST_LINE_CHARS:
             return None  # a sentence that states nothing in particular
-        predicate, cut = body, 0
-    else:
-        predicate, cut = body[verb.end() :], verb.end()
-    predicate = predicate.strip()
+        cut = 0
+    predicate = body[cut:].strip()
     if not predicate:
         return None
-    cue = CONCLUSION if conclusive else (STATEMENT if verb else LAST_SENTENCE)
+    cue = CONCLUSION if conclusive else (STATEMENT if cut else LAST_SENTENCE)
     return Candidate(predicate, begin + body_start + cut, cue)
+
+
+def _last_match(pattern: re.Pattern, text: str) -> re.Match | None:
+    found = None
+    for found in pattern.finditer(text):  # noqa: B007 - the loop keeps the last match
+        pass
+    return found
 
 
 def _dedup(items: list[Candidate]) -> list[Candidate]:
@@ -386,9 +410,9 @@ def _dedup(items: list[Candidate]) -> list[Candidate]:
 
 def _standing(items: list[Candidate], tail: str, offset: int, think_end: int) -> list[Candidate]:
     standing = [c for c in items if not c.in_think] or items
-    corrections = [offset + m.end() for m in _SELF_CORRECTION.finditer(tail)]
+    corrections = [offset + m.start() for m in _SELF_CORRECTION.finditer(tail)]
     if corrections:
-        after = [c for c in standing if c.start > corrections[-1]]
+        after = [c for c in standing if c.start >= corrections[-1]]
         if after:
             standing = after
     return standing
@@ -402,9 +426,11 @@ def _final(standing: list[Candidate]) -> Candidate | None:
     best = max(c.weight for c in standing)
     strongest = [c for c in standing if c.weight == best]
     if best == 2:
-        conclusions = [c for c in strongest if c.cue == CONCLUSION]
-        if conclusions:
-            return conclusions[-1]
+        # A conclusion, else an answer given up front, else the last plain statement.
+        for cue in (CONCLUSION, FIRST_LINE):
+            ranked = [c for c in strongest if c.cue == cue]
+            if ranked:
+                return ranked[-1]
     return strongest[-1]
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from grading.answer_type import is_multi_part
-from grading.answers import read_answer
+from grading.answers import is_sentence, read_answer
 from grading.candidates import (
     ANSWER_MARKER,
     BOXED,
@@ -132,7 +132,9 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
             [_merged(list(closing))] if closing else []
         )
         stated = list(_join_by_sentence(output, stated))
-    keys = {_answer_key(c.text): c for c in stated}
+    keys = {
+        _answer_key(c.text): c for c in stated if not is_sentence(read_answer(c.text).expression)
+    }
     keys.pop("", None)
     if len(keys) > 1 and not _all_equal([read_answer(c.text).expression for c in keys.values()]):
         return True

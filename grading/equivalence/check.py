@@ -165,7 +165,8 @@ def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Com
     gold_forms, answer_forms = _readings(gold), _readings(answer)
     for gold_form in gold_forms:
         for answer_form in answer_forms:
-            if _same(gold_form, answer_form):
+            both_values = isinstance(gold_form, sympy.Expr) and isinstance(answer_form, sympy.Expr)
+            if not both_values and _same(gold_form, answer_form):
                 return Comparison(True, "structure")
     gold_value, answer_value = gold_forms[-1], answer_forms[-1]
     if probe.numerically_equal(gold_value, answer_value):
@@ -203,6 +204,9 @@ def _readings(value: object) -> list[object]:
     if vector is not None:
         readings.append(vector)
         value = vector
+    if isinstance(value, sympy.Interval) and value.left_open and value.right_open:
+        # "(1, 5)" parses as an open interval but is as often the ordered pair
+        readings.append(sympy.Tuple(value.start, value.end))
     if readings[-1] is not value:
         readings.append(value)
     return readings

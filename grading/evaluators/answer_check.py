@@ -16,7 +16,7 @@ import time
 
 from grading import options
 from grading.answer_type import classify, is_multi_part
-from grading.answers import StatedAnswer, read_answer
+from grading.answers import StatedAnswer, is_sentence, read_answer
 from grading.candidates import Candidates
 from grading.equivalence.check import Comparison, compare_values
 from grading.equivalence.rewrite import thousands_separators
@@ -41,8 +41,6 @@ _DECLINES = re.compile(
     r"|unable to (?:determine|decide))\b",
     re.IGNORECASE,
 )
-_LATEX_GROUP = re.compile(r"\\(?:begin|end|text|mathrm|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
-_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
 _YES_NO_WORD = re.compile(
     r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
     re.IGNORECASE,
@@ -102,7 +100,7 @@ def _grade_math(
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
-    if kind is not AnswerType.TEXT and _is_sentence(stated.expression):
+    if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(gold, stated)
     if comparison.equal is None:
@@ -128,12 +126,6 @@ def _grade_math(
         **_other_readings(stated, final.weight, candidates, evaluations),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
-
-
-def _is_sentence(expression: str) -> bool:
-    """Three or more words outside LaTeX commands and their arguments: a sentence the
-    extraction could not reduce to an answer."""
-    return len(_PROSE_WORD.findall(_LATEX_GROUP.sub(" ", expression))) >= 3
 
 
 def _lists_values(expression: str) -> bool:
@@ -179,6 +171,7 @@ def _other_readings(
     same, misread = [], []
     parts = {read_answer(box.text).expression for box in candidates.closing_boxes()}
     stated_values = [read_answer(c.text).expression for c in candidates.standing]
+    stated_values = [value for value in stated_values if not is_sentence(value)]
     for evaluation in evaluations:
         if evaluation.evaluator not in MATH_READERS or not evaluation.extracted.strip():
             continue

@@ -87,6 +87,8 @@ def form_signals(
         factor and factoring_incomplete(gold, stated.expression)
     ):
         found.append("form_differs")
+    if stated.compound:
+        found.append("unit_mismatch")  # "37 min 30 s" for 37.5 (minutes)
     if _CLOSED_AT_INFINITY.search(stated.expression):
         found.append("interval_notation")  # "[4, \infty]"
     if gold.strip().strip("$").startswith(("(", "\\left(")) and _SET_BRACES.match(
