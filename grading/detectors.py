@@ -203,7 +203,7 @@ def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     line_start = output.rfind("\n", 0, final.start) + 1
     if not output[line_start : final.start + 1].lstrip().startswith("#"):
         return False
-    previous = output[:line_start].rstrip().rsplit("\n", 1)[-1]
+    previous = output[max(0, line_start - 500) : line_start].rstrip().rsplit("\n", 1)[-1]
     # The line's result: after its last equals sign, else its last number.
     numbers = _NUMBER.findall(previous.rpartition("=")[2]) or _NUMBER.findall(previous)
     return bool(numbers) and _value_key(numbers[0 if "=" in previous else -1]) != _value_key(

@@ -321,7 +321,7 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         answer = None if committed is None else committed == "yes"
     # Hedges in the answer itself ("Mostly true."), in its first or last statement; the
     # explanation may well say "generally" without hedging the answer.
-    opening = re.split(r"(?<=[.!?])\s|\n", sample.output.lstrip(), maxsplit=1)[0][:80]
+    opening = re.split(r"(?<=[.!?])\s|\n", sample.output[:400].lstrip(), maxsplit=1)[0][:80]
     stated = [c.text for c in candidates.weighty()] + [opening]
     if candidates.final is not None:
         stated.append(candidates.final.text[:80])

@@ -3,7 +3,7 @@
 import pytest
 
 from grading.detectors import detect
-from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
+from grading.types import AnswerType, Sample
 
 
 def findings(output: str, gold: str = "42", kind=AnswerType.INTEGER, finish_reason: str = ""):
@@ -112,6 +112,7 @@ def test_pathological_outputs_are_read_safely(output):
     # Given outputs of 400 kB, thousands of nested braces, or 5000-digit numbers
     # When the detectors run, then they return codes instead of raising
     assert isinstance(findings(output), tuple)
+
 
 def test_options_listed_at_the_end_of_a_discussion_are_options_listed():
     output = "Let us look at the choices.\nA: 12\nB: 16\nC: 24\nD: 32"

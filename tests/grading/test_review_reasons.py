@@ -42,7 +42,9 @@ def test_equal_answers_in_other_notations_are_correct_without_review(gold, outpu
 
 
 def test_an_identity_shown_only_numerically_is_correct_and_says_how():
-    graded = grade("\\tan\\frac{x}{2}", "By the half-angle formula, $\\boxed{\\frac{\\sin x}{1+\\cos x}}$.")
+    graded = grade(
+        "\\tan\\frac{x}{2}", "By the half-angle formula, $\\boxed{\\frac{\\sin x}{1+\\cos x}}$."
+    )
 
     assert graded.auto_verdict is Verdict.CORRECT
     assert "numeric_probe" in reasons(graded)
@@ -91,7 +93,11 @@ def test_an_option_letter_in_doubt_is_flagged(gold, problem, output, reason):
 
 
 def test_a_self_corrected_choice_is_the_corrected_one():
-    graded = grade("D", "Answer: B\n\nWait, I misread the question: actually it is D.", problem="(A) 1 (B) 2 (C) 3 (D) 4")
+    graded = grade(
+        "D",
+        "Answer: B\n\nWait, I misread the question: actually it is D.",
+        problem="(A) 1 (B) 2 (C) 3 (D) 4",
+    )
 
     assert graded.auto_verdict is Verdict.CORRECT
 
@@ -167,7 +173,9 @@ def test_an_equal_answer_in_a_form_that_may_not_count_is_flagged(gold, problem, 
 
 
 def test_an_unsimplified_radical_is_fine_when_simplifying_is_not_asked():
-    graded = grade("2\\sqrt{3}", "The diagonal is $\\boxed{\\sqrt{12}}$.", problem="Find the diagonal.")
+    graded = grade(
+        "2\\sqrt{3}", "The diagonal is $\\boxed{\\sqrt{12}}$.", problem="Find the diagonal."
+    )
 
     assert graded.auto_verdict is Verdict.CORRECT
     assert not graded.needs_review
