@@ -45,6 +45,9 @@ class JuryPolicy:
         "exact",
     )
     choice_panel: tuple[str, ...] = ("answer_check", "choice")
+    # A juror outside both panels that never decides: an LLM judge run on some rows. Its
+    # differing verdict is a reason to review, never the verdict.
+    judge: str = "llm_judge"
     # Reasons that set needs_review. Other reasons are still listed, as information.
     flagging_reasons: frozenset[str] = frozenset(reasons.MESSAGES) - reasons.INFORMATION_ONLY
 
@@ -103,6 +106,9 @@ def decide(
         if e is not primary
     ):
         codes.append("evaluators_disagree")
+    judge = by_name.get(policy.judge)
+    if judge is not None and judge.status is Status.OK and judge.verdict is not verdict:
+        codes.append("judge_disagrees")
     if primary is not None:
         # The primary's doubts about its own verdict; another evaluator's doubts about a
         # verdict that is not the row's (math-verify's string fallback) do not apply.

@@ -34,6 +34,7 @@ MESSAGES: dict[str, str] = {
     "equation_expected": "The gold is an equation (y = …) and the answer gives only its right-hand side.",
     "interval_notation": "The interval is closed at infinity ([4, ∞]), a notation error some graders penalise.",
     "order_lost": "The answer gives the gold's values without their order (as a set, or in another order), and the question may need the order.",
+    "judge_disagrees": "The LLM judge reached a different verdict from the jury.",
     "gold_suspect": "The gold answer looks malformed (it does not parse, or carries stray punctuation or text).",
 }
 

@@ -284,3 +284,20 @@ def test_with_no_evaluations_the_row_is_incorrect_and_flagged():
 
     assert graded.auto_verdict is INCORRECT
     assert graded.needs_review
+
+
+def test_an_llm_judge_that_disagrees_flags_the_row_but_never_decides():
+    evaluations = (checked(CORRECT), ok("llm_judge", INCORRECT))
+
+    graded = decide(AnswerType.INTEGER, evaluations, ())
+
+    assert graded.auto_verdict is CORRECT
+    assert codes(graded) == ["judge_disagrees"]
+
+
+def test_an_llm_judge_that_agrees_or_fails_adds_nothing():
+    agreeing = (checked(CORRECT), ok("llm_judge", CORRECT))
+    failing = (checked(CORRECT), failed("llm_judge", Status.ERROR))
+
+    assert not decide(AnswerType.INTEGER, agreeing, ()).needs_review
+    assert not decide(AnswerType.INTEGER, failing, ()).needs_review
