@@ -17,7 +17,6 @@ MESSAGES: dict[str, str] = {
     "partial_match": "The prediction matches only part of a multi-part gold answer.",
     "unit_mismatch": "The answer equals the gold only after a change of unit or scale (percent, grams and kilograms, degrees and radians).",
     "approximate_answer": "The answer is a decimal approximation of an exact gold; the problem may have asked for an exact form.",
-    "near_miss": "The answer is within 1% of the gold without equalling it; the precision asked for decides it.",
     "number_format": "A number in the answer can be read two ways (12.500 as twelve and a half or as twelve thousand five hundred).",
     "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, and simplifying may have been the task.",
     "numeric_probe": "The answer equals the gold only by evaluating both at random points (an identity SymPy did not simplify).",

@@ -46,6 +46,11 @@ _YES_NO_WORD = re.compile(
     re.IGNORECASE,
 )
 _POLARITY = {"yes": True, "true": True, "oui": True, "sí": True, "ja": True, "correct": True}
+# Words of a yes/no question that are not its subject or predicate.
+_QUESTION_WORDS = frozenset(
+    "answer true false this that these those with from have does than then there their what"
+    " which when where statement correct always never more less most least".split()
+)
 _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
     r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
@@ -341,8 +346,8 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         return False
     terms = {
         word.lower()
-        for word in re.findall(r"[A-Za-z][A-Za-z-]{4,}", sample.problem[-300:])
-        if not word.lower().startswith(("non", "un", "in"))
+        for word in re.findall(r"[A-Za-z][A-Za-z-]{3,}", sample.problem[-300:])
+        if not word.lower().startswith(("non", "un", "in")) and word.lower() not in _QUESTION_WORDS
     }
     for term in terms:
         if re.search(
