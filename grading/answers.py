@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from grading.equivalence.rewrite import unicode_to_latex, words_to_number
+from grading.equivalence.rewrite import number_words, unicode_to_latex, words_to_number
 
 MAX_ANSWER_CHARS = 400
 
@@ -47,7 +47,8 @@ _UNIT_TEXT = re.compile(r"\s*\\(?:text|mathrm|mbox|textrm)\s*\{\s*([^{}]*)\}\s*$
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
 _TRAILING_WORDS = re.compile(
-    r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*\s*){1,4}|(?<=\s)[mgsLlhK](?:/[a-z]+)?)$"
+    r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,4}"
+    r"|(?<=\s)[mgsLlhK](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
 )
 _CURRENCY = re.compile(r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|€|£|¥|USD|EUR")
 # Words in any script; runs of CJK characters are words without spaces.
@@ -57,6 +58,8 @@ _UNIT_LIST = re.compile(
     r"\s*-?\d[\d.]*\s*[A-Za-z]{2,12}(?:\s*(?:,|and)\s*-?\d[\d.]*\s*[A-Za-z]{2,12})+\s*"
 )
 _WORD = re.compile(r"[A-Za-z]+")
+# "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:(?:[  \u202f]|\\,|\\ )\d{3})+(?![\d.]\d)")
 _COMPOUND_TIME = re.compile(
     r"(\d+)\s*(h|hours?|hrs?|min|minutes?)\b\s*(?:and\s*)?(\d+)\s*(min|minutes?|s|sec|seconds?)\b",
     re.IGNORECASE,
@@ -93,7 +96,10 @@ class StatedAnswer:
 def read_answer(raw: str) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it."""
     text = unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", "")
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
     text = _strip_wrappers(text)
+    if _PROSE_WORDS.search(text):  # "sixteen percent", "eleven positive divisors"
+        text = number_words(text)
     text = _keep_math_of_prose(text)
     text = _CURRENCY.sub("", text).strip()
     clause = _CLAUSE.search(text)

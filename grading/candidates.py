@@ -58,10 +58,11 @@ _ANSWER_MARKER = re.compile(
     r"(?:\b(?:the\s+)?answer\s*(?:is\b|:|=)|\bcorrect\s+(?:answer|option|choice)\s+is\b"
     r"|\b(?:answer|option|choice)\s+is\b|\bla\s+réponse\s+est\b|\bréponse\s*:|\bla\s+respuesta\s+es\b"
     r"|\brespuesta\s*:|\ba\s+resposta\s+é\b|\bresposta\s*:|\bdie\s+antwort\s+ist\b|\bantwort\s*:"
-    r"|\bответ\s*:|答案\s*(?:是|为|:|：))[\s*:：]*",
+    r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：))[\s*:：]*",
     re.IGNORECASE,
 )
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+_LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s*")
 _STEP = re.compile(r"(?:step|case|part)\b|\d+[.)]\s", re.IGNORECASE)
 _BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
 # Words that show the model went back on what it said before.
@@ -89,14 +90,16 @@ _CONCLUSION_WORDS = re.compile(
 )
 # A sentence that opens like this is an aside, not the conclusion.
 _DIGRESSION = re.compile(
-    r"^\W*(?:by the way|incidentally|as an aside|fun fact|side note|note that|p\.?s\.?|btw"
-    r"|i hope|hope this|let me know|feel free|good luck)\b",
+    r"^\s*\((?=[A-Z]?[a-z]+\s)|^\W*(?:by the way|incidentally|as an aside|fun fact|side note"
+    r"|note that|p\.?s\.?"
+    r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
+    r"|to (?:check|verify)|double[- ]check(?:ing)?|sanity check)\b",
     re.IGNORECASE,
 )
 _MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 # A line that opens with a short label and a colon states what the label names.
 _OPTION_LINE = re.compile(r"^\s*\(?[A-E]\)?\s*[.:)]\s*\S")
-_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z ]{1,30}:(?=\s*\S)(?![^:]*:)")
+_LABEL = re.compile(r"^[\s*]*[A-Za-z][A-Za-z ]{1,30}\**:\**(?=\s*\S)(?![^:]*:)")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 # What the last sentence says the answer is: the part after its last "is", "=" or ":".
 _VERB = re.compile(
@@ -200,10 +203,13 @@ def find_candidates(output: str) -> Candidates:
 
 
 def _is_heading(match: re.Match, text: str) -> bool:
-    """A bold step title ("**Divide by -13:**", "**Step 2.**"), not an answer."""
+    """A bold step title ("**Divide by -13:**", "**Step 2.**") or the label of a list item
+    ("- **(A) 144** = 12²"), not an answer."""
     inner = match.group(1).strip()
     after = text[match.end() : match.end() + 1]
-    return inner.endswith((":", ".")) or after == ":" or bool(_STEP.match(inner))
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    opens_item = _LIST_ITEM.fullmatch(text[line_start : match.start()]) is not None
+    return inner.endswith((":", ".")) or after == ":" or bool(_STEP.match(inner)) or opens_item
 
 
 def _reply_only(output: str) -> str:
@@ -351,13 +357,13 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     if _OPTION_LINE.match(body):
         return None  # "D: 32", one line of a list of options, states no choice
     masked = _MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), body)
+    label = _LABEL.match(masked)
+    if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
+        return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
     if len(_PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
         # A line of mathematics the output ends on ("Total = 48 = 8 \\times 6") states it.
         cue = CONCLUSION if conclusive or own_line else LAST_SENTENCE
         return Candidate(body.strip(), begin + body_start, cue) if body.strip() else None
-    label = _LABEL.match(masked)
-    if label is not None:  # "Solution set: [-3, \\infty)", "Total: $200"
-        return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
     inner = _last_match(_INNER_CONCLUSION, masked)
     if inner is not None:  # "…, so x < 2 or x > 5": the clause after "so" concludes
         return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)

@@ -61,6 +61,10 @@ _DANGLING_WORDS = frozenset(
     " that which then so thus therefore hence because since plus minus times over equals"
     " gives get we our its this these each".split()
 )
+# Characters a finished line ends with; a long line ending otherwise was cut off.
+_SENTENCE_CLOSERS = frozenset(".!?)]}$*\"'✓。！？")
+_CUT_LINE_WORDS = 8
+_WORDS = re.compile(r"[^\W\d_]+")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
 
 
@@ -75,7 +79,11 @@ def detect(
         candidates = find_candidates(sample.output)
     tail = sample.output[-TAIL_CHARS:]
     findings = []
-    if is_truncated(sample.finish_reason, tail) or ends_in_false_arithmetic(tail, candidates):
+    if (
+        is_truncated(sample.finish_reason, tail)
+        or ends_in_false_arithmetic(tail, candidates)
+        or stops_after_the_answer(sample.output, candidates)
+    ):
         findings.append("truncated")
     if lists_options(sample.output, candidates):
         findings.append("options_listed")
@@ -100,6 +108,18 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
         return True
     return _ends_inside_box(text[-MAX_BOX_CHARS:])
+
+
+def stops_after_the_answer(output: str, candidates: Candidates) -> bool:
+    """True when the output goes on past its answer and stops mid-sentence: a check or
+    another attempt cut off ("Let me double-check: ... gives 4"), whose end is unknown."""
+    text = output.rstrip()
+    final = candidates.final
+    if final is None or not text or text[-1] in _SENTENCE_CLOSERS:
+        return False
+    last_line_start = text.rfind("\n") + 1
+    last_line = text[last_line_start:]
+    return final.start < last_line_start and len(_WORDS.findall(last_line)) >= _CUT_LINE_WORDS
 
 
 def lists_options(output: str, candidates: Candidates) -> bool:

@@ -12,8 +12,6 @@ from grading.evaluators.symbolic import parse_answer
 
 _STRAY_END = re.compile(r"(?:\.\.|[,;:=+\-*/^_\\(\[{]|\?)\s*$")
 _REPEATED_PUNCTUATION = re.compile(r"[?!]{2,}|,,")
-_HOW_MANY = re.compile(r"\bhow many\b|\bnumber of\b", re.IGNORECASE)
-_NOT_A_COUNT = re.compile(r"^-?\d*\.\d*[1-9]\d*$|^-\d+$")
 _YES_NO_QUESTION = re.compile(
     r"^\s*(?:is|are|does|do|can|will|was|were|has|have)\b[^?]*\?\s*$", re.IGNORECASE
 )
@@ -33,8 +31,6 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
     if parsed.empty:
         return True
     question = problem.strip().rsplit("\n", 1)[-1][-300:]
-    if _HOW_MANY.search(question) and _NOT_A_COUNT.match(bare):
-        return True  # a count that is negative or fractional
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
 
 

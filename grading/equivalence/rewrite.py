@@ -37,6 +37,16 @@ _UNICODE = str.maketrans(
         "°": "^\\circ ",
         "√": "\\sqrt",
         "ℝ": "\\mathbb{R}",
+        "¼": "\\frac{1}{4}",
+        "½": "\\frac{1}{2}",
+        "¾": "\\frac{3}{4}",
+        "⅓": "\\frac{1}{3}",
+        "⅔": "\\frac{2}{3}",
+        "⅕": "\\frac{1}{5}",
+        "⅛": "\\frac{1}{8}",
+        "⅜": "\\frac{3}{8}",
+        "⅝": "\\frac{5}{8}",
+        "⅞": "\\frac{7}{8}",
     }
 )
 # \langle a, b \rangle anywhere; bare < and > only around a whole answer ("<1, -2>"), since
@@ -50,6 +60,9 @@ _REPEATING = re.compile(
 )
 _ELLIPSIS_DECIMAL = re.compile(
     r"(?<![\d.])(-?)(\d*)\.(\d*?)(\d{1,3})\4{2,}\s*(?:\.{3}|\\ldots|\\dots|…)"
+)
+_SET_BUILDER = re.compile(
+    r"\\\{\s*[a-z]\s*(?:\\in\s*\\mathbb\s*\{?R\}?\s*)?(?:\||\\mid|:)\s*(.+?)\s*\\\}"
 )
 _E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d{1,4})(?![\w.])")
 _MIXED_LATEX = re.compile(
@@ -102,6 +115,13 @@ def repeating_decimals(text: str) -> str:
 
     text = _REPEATING.sub(from_marks, text)
     return _ELLIPSIS_DECIMAL.sub(from_ellipsis, text)
+
+
+def set_builder(text: str) -> str:
+    """``\\{x \\in \\mathbb{R} \\mid x \\le 2\\}``: the set of x with a condition is the
+    condition, which is then read as the interval it describes."""
+    match = _SET_BUILDER.fullmatch(text.strip())
+    return match.group(1).strip() if match else text
 
 
 def e_notation(text: str) -> str:
@@ -219,6 +239,7 @@ FORM_REWRITES = frozenset({"repeating_decimals", "mixed_numbers", "angle_bracket
 _ORDER = (
     unicode_to_latex,
     angle_brackets_to_tuple,
+    set_builder,
     nested_lists_to_matrix,
     repeating_decimals,
     e_notation,

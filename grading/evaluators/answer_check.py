@@ -41,6 +41,8 @@ _DECLINES = re.compile(
     r"|unable to (?:determine|decide))\b",
     re.IGNORECASE,
 )
+_CENTS = re.compile(r"cents?|¢|c", re.IGNORECASE)
+_DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 _YES_NO_WORD = re.compile(
     r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
     re.IGNORECASE,
@@ -144,6 +146,11 @@ def _compare(gold: str, stated: StatedAnswer) -> Comparison:
         rounded = compare_values(gold, stated.approximation)
         if rounded.equal:
             return rounded
+    if comparison.equal is False and _CENTS.fullmatch(stated.units) and _DOLLARS.search(gold):
+        # "60 cents" for "$0.60": one amount of money in the smaller unit
+        in_dollars = compare_values(gold, f"\\frac{{{stated.expression}}}{{100}}")
+        if in_dollars.equal:
+            return in_dollars
     return comparison
 
 

@@ -9,6 +9,7 @@ expressions only.
 from __future__ import annotations
 
 import re
+from math import gcd
 
 from grading.answers import StatedAnswer
 from grading.equivalence.check import Comparison, compare_values, factoring_incomplete
@@ -28,6 +29,12 @@ _SIMPLIFY_REQUEST = re.compile(
     re.IGNORECASE,
 )
 _FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
+_EXPAND_REQUEST = re.compile(r"\bexpand|\bmultiply out|\bin expanded form", re.IGNORECASE)
+_FRACTION_PARTS = re.compile(
+    r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|(?<![\d.])(\d{1,9})/(\d{1,9})(?![\d.])"
+)
+_VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+_COMMANDS = re.compile(r"\\[A-Za-z]+|\\text\{[^{}]*\}")
 # One equation with a named left side ("y = 3x - 2"), not a list of assignments.
 _EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)[^=,;]*$")
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
@@ -76,15 +83,21 @@ def form_signals(
     """Doubts about an answer already shown equal to the gold."""
     found = []
     asks_form = _FORM_REQUEST.search(problem[-2000:]) is not None
-    if asks_form and (comparison.changes_form or notation(gold) != notation(stated.expression)):
+    # Notations are compared for values only: "y = 0.5x - 1" and "y = \frac12 x - 1" are one
+    # equation in one form.
+    other_notation = _is_value(gold) and notation(gold) != notation(stated.expression)
+    if asks_form and (comparison.changes_form or other_notation):
         found.append("form_requested")
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
     request = problem[-2000:]
     simplify = _SIMPLIFY_REQUEST.search(request) is not None
     factor = _FACTOR_REQUEST.search(request) is not None
-    if (simplify and less_simplified(gold, stated.expression)) or (
-        factor and factoring_incomplete(gold, stated.expression)
+    expand = _EXPAND_REQUEST.search(request) is not None
+    if (
+        (simplify and less_simplified(gold, stated.expression))
+        or (factor and factoring_incomplete(gold, stated.expression))
+        or (expand and factoring_incomplete(stated.expression, gold))
     ):
         found.append("form_differs")
     if stated.compound:
@@ -154,9 +167,15 @@ def unit_signals(gold: str, stated: StatedAnswer) -> list[str]:
         _DEGREES.search(gold) and _PI.search(answer)
     ):
         found.append("unit_mismatch")
-    if _DOTTED_THOUSANDS.search(answer):
-        found.append("number_format")
+    dotted = _DOTTED_THOUSANDS.search(answer)
+    if dotted and compare_values(gold, dotted.group(0).replace(".", "")).equal:
+        found.append("number_format")  # "12.500" where the gold is 12500
     return found
+
+
+def _is_value(text: str) -> bool:
+    """A number in any notation (no variables): where "as a decimal" or "as a fraction" applies."""
+    return not _VARIABLE.search(_COMMANDS.sub("", text))
 
 
 def notation(text: str) -> str:
@@ -167,7 +186,12 @@ def notation(text: str) -> str:
 
 def less_simplified(gold: str, answer: str) -> bool:
     """True when the answer keeps a radical with a square factor that the gold resolved,
-    leaves like radicals uncombined, or writes as a fraction what the gold writes without."""
+    leaves like radicals uncombined, leaves a fraction unreduced, or writes as a fraction what
+    the gold writes without one."""
+    for match in _FRACTION_PARTS.finditer(answer):
+        numerator, denominator = (g for g in match.groups() if g is not None)
+        if gcd(int(numerator), int(denominator)) > 1:
+            return True  # "\frac{15}{90}" for "\frac{1}{6}"
     reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer))
     if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold)):
         return True

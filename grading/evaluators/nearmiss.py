@@ -13,6 +13,7 @@ from fractions import Fraction
 from grading.answers import StatedAnswer, read_answer
 from grading.candidates import Candidates
 from grading.equivalence.check import compare_values
+from grading.equivalence.rewrite import all_rewrites
 from grading.types import Sample
 
 _DECIMAL = re.compile(r"^-?\d+(?:\.(\d+))?$")
@@ -26,16 +27,19 @@ _MANY_ANSWERS = re.compile(
 )
 # Ratios between units of the same quantity (time, length, mass, money, percent).
 _UNIT_RATIOS = frozenset(
-    Fraction(r)
-    for r in (60, 3600, 24, 7, 12, 100, 1000, 10, 1_000_000, Fraction(1, 60), Fraction(1, 3600))
-) | frozenset(Fraction(1, r) for r in (24, 7, 12, 100, 1000, 10, 1_000_000))
+    Fraction(r) for r in (60, 3600, 24, 7, 12, 100, 1000, 10, 10_000, 1_000_000, Fraction(1, 60))
+) | frozenset(Fraction(1, r) for r in (3600, 24, 7, 12, 100, 1000, 10, 10_000, 1_000_000))
 # Units a quantity can be converted between (an answer "10 units" names no real unit).
 _UNIT_WORD = re.compile(
     r"\b(?:m?m|cm|km|m|g|kg|mg|s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|weeks?"
     r"|months?|years?|dollars?|cents?|percent|%|ml|l|liters?|litres?|meters?|metres?"
-    r"|centimeters?|kilometers?|grams?|kilograms?|inch(?:es)?|feet|foot|ft|yards?|miles?)\b",
+    r"|centimeters?|kilometers?|grams?|kilograms?|inch(?:es)?|feet|foot|ft|yards?|miles?)"
+    r"(?:\^?\{?[23]\}?|²|³)?(?![A-Za-z])",
     re.IGNORECASE,
 )
+_PERCENT = re.compile(r"\\%|%|\bpercent\b", re.IGNORECASE)
+_PI = re.compile(r"\\pi|π")
+_FRACTION = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
 _COMPOUND_TIME = re.compile(
     r"(?:(\d+(?:\.\d+)?)\s*(?:h|hours?|hrs?)\b)?\s*(?:(\d+(?:\.\d+)?)\s*(?:min|minutes?|m)\b)?"
     r"\s*(?:(\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)\b)?",
@@ -79,33 +83,68 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
 
 
 def _rounds_to(gold: str, answer: str) -> bool:
-    """Equal once the more precise number is rounded to the other's decimal places."""
-    gold_match, answer_match = _DECIMAL.match(gold.strip()), _DECIMAL.match(answer.strip())
-    if not gold_match or not answer_match:
+    """Equal once the more precise number is rounded to the other's decimal places; an exact
+    answer (``33.\\overline{3}``, ``\\frac{100}{3}``) counts as the more precise."""
+    gold_match = _DECIMAL.match(_plain(gold))
+    answer_value = _value(answer)
+    if not gold_match or answer_value is None:
         return False
+    gold_value = Fraction(_plain(gold))
+    answer_match = _DECIMAL.match(_plain(answer))
     gold_places = len(gold_match.group(1) or "")
-    answer_places = len(answer_match.group(1) or "")
-    if gold_places == answer_places:
+    answer_places = len(answer_match.group(1) or "") if answer_match else None
+    if answer_places == gold_places:
         return False
-    places = min(gold_places, answer_places)
-    gold_value, answer_value = Fraction(gold.strip()), Fraction(answer.strip())
-    return round(gold_value, places) == round(answer_value, places)
+    places = gold_places if answer_places is None else min(gold_places, answer_places)
+    return round(gold_value, places) == round(answer_value, places) != answer_value
 
 
 def _other_unit(gold: str, stated: StatedAnswer) -> bool:
-    """The same quantity in another unit: a unit ratio apart, or a compound time
-    ("37 min 30 s" for 37.5)."""
-    gold_value = _number(gold)
+    """The same quantity in another unit: a unit ratio apart, a percent for a fraction, an
+    angle in radians for degrees (or the reverse), or a compound time ("37 min 30 s")."""
+    if _angle_converts(gold, stated.expression):
+        return True
+    gold_value = _value(gold)
     if not gold_value:
         return False
     if gold_value in _compound_time(stated.raw):
         return True
-    value = _number(stated.expression)
-    return (
-        _UNIT_WORD.search(stated.units) is not None
-        and bool(value)
-        and (gold_value / value in _UNIT_RATIOS)
+    value = _value(stated.expression)
+    if not value:
+        return False
+    if _PERCENT.search(stated.raw) and _close(gold_value, value / 100):
+        return True  # "about 13.3%" for 2/15
+    return _UNIT_WORD.search(stated.units + " " + stated.raw[-30:]) is not None and (
+        gold_value / value in _UNIT_RATIOS
     )
+
+
+def _angle_converts(gold: str, answer: str) -> bool:
+    """``\\frac{\\pi}{4}`` where 45 (degrees) is the gold, or 30 where ``\\frac{\\pi}{6}`` is."""
+    for radians, degrees in ((answer, gold), (gold, answer)):
+        if _PI.search(radians) and not _PI.search(degrees) and _number(degrees) is not None:
+            turned = f"\\frac{{({radians}) \\cdot 180}}{{\\pi}}"
+            if compare_values(_plain(degrees), turned).equal:
+                return True
+    return False
+
+
+def _value(text: str) -> Fraction | None:
+    """The exact rational value of a number, fraction or repeating decimal; None otherwise."""
+    plain = all_rewrites(_plain(text))[0]
+    number = _number(plain)
+    if number is not None:
+        return number
+    fraction = _FRACTION.fullmatch(plain)
+    return Fraction(int(fraction.group(1)), int(fraction.group(2))) if fraction else None
+
+
+def _close(first: Fraction, second: Fraction) -> bool:
+    return abs(first - second) <= Fraction(1, 100) * max(abs(first), abs(second))
+
+
+def _plain(text: str) -> str:
+    return text.strip().strip("$").replace("\\%", "").replace("%", "").strip()
 
 
 def _compound_time(text: str) -> list[Fraction]:

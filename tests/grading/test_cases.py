@@ -13,6 +13,8 @@ from grading import cases
 from grading.evaluators import DEFAULT_EVALUATORS
 
 CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "grading-cases"
+# Our own held-out set: 160 realistic outputs written by someone who never saw the engine.
+WRITTEN = Path(__file__).resolve().parent / "data" / "written_realistic.jsonl"
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
 FLOORS = {
