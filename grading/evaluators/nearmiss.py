@@ -96,7 +96,7 @@ def _rounds_to(gold: str, answer: str) -> bool:
     if answer_places == gold_places:
         return False
     places = gold_places if answer_places is None else min(gold_places, answer_places)
-    return round(gold_value, places) == round(answer_value, places) != answer_value
+    return round(gold_value, places) == round(answer_value, places)
 
 
 def _other_unit(gold: str, stated: StatedAnswer) -> bool:
@@ -136,7 +136,9 @@ def _value(text: str) -> Fraction | None:
     if number is not None:
         return number
     fraction = _FRACTION.fullmatch(plain)
-    return Fraction(int(fraction.group(1)), int(fraction.group(2))) if fraction else None
+    if fraction is None or not int(fraction.group(2)):
+        return None  # not a fraction of integers, or 0/0 (undefined, flagged elsewhere)
+    return Fraction(int(fraction.group(1)), int(fraction.group(2)))
 
 
 def _close(first: Fraction, second: Fraction) -> bool:

@@ -202,3 +202,12 @@ def test_a_correct_from_any_evaluator_is_never_overruled_silently():
     graded = grade("25", "After simplifying, 5 × 5 = 25 ... ompressionx ye pars роман委会")
 
     assert graded.needs_review
+
+
+@pytest.mark.parametrize("gold", ["0", "\\frac{0}{0}", "5"])
+def test_zero_over_zero_anywhere_is_flagged_not_a_crash(gold):
+    graded = grade(gold, "$\\frac{0}{0} \\cdot 5 - \\frac{0}{0} = \\boxed{\\frac{0}{0}}$.")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "evaluator_error" not in reasons(graded)
+    assert graded.needs_review
