@@ -12,7 +12,8 @@ import re
 from math import gcd
 
 from grading.answers import StatedAnswer
-from grading.equivalence.check import Comparison, compare_values, factoring_incomplete
+from grading.equivalence.check import Comparison, compare_values
+from grading.equivalence.structure import factoring_incomplete
 
 # The question asks for a form.
 _FORM_REQUEST = re.compile(

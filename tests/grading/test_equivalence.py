@@ -6,8 +6,9 @@ of the same shape beside it, so a rewrite that makes everything equal would fail
 
 import pytest
 
-from grading.equivalence.check import compare_values, factoring_incomplete
+from grading.equivalence.check import compare_values
 from grading.equivalence.probe import numerically_equal
+from grading.equivalence.structure import factoring_incomplete
 from grading.evaluators.symbolic import parse_answer
 
 
