@@ -15,12 +15,14 @@ from dataclasses import dataclass
 
 from grading.candidates.cues import (
     ANSWER_MARKER,
+    ANSWER_MARKER_HINTS,
     ANSWER_MARKER_PATTERN,
     BOLD,
     BOXED,
     CLOSING_CHARS,
     CONCLUSION,
     FINAL_MARKER,
+    FINAL_MARKER_HINTS,
     FINAL_MARKER_PATTERN,
     FIRST_LINE,
     LAST_SENTENCE,
@@ -65,6 +67,8 @@ _SELF_CORRECTION = re.compile(
     r"|i made an? (?:mistake|error)|correct(?:ing)? myself|correction)\b",
     re.IGNORECASE,
 )
+# Substrings every match of _SELF_CORRECTION contains (lower-cased).
+_CORRECTION_HINTS = ("wait", "actually", "second thought", "let me re", "made a", "correct")
 END_OF_TURN_TOKENS = (
     "<|im_end|>",
     "<|im_start|>",
@@ -169,8 +173,13 @@ def _reply_start(output: str) -> int:
 def _marked(tail: str, offset: int) -> Iterator[Candidate]:
     """Answers after markers ("the answer is", "Final answer:", "####"); a marker followed by
     another before its answer ends ("Final answer: the answer is 5") yields only the inner."""
-    markers = [(m, FINAL_MARKER) for m in FINAL_MARKER_PATTERN.finditer(tail)]
-    markers += [(m, ANSWER_MARKER) for m in ANSWER_MARKER_PATTERN.finditer(tail)]
+    # The patterns try every position; a substring test skips the outputs that have none.
+    lowered = tail.lower()
+    markers = []
+    if any(hint in lowered for hint in FINAL_MARKER_HINTS):
+        markers += [(m, FINAL_MARKER) for m in FINAL_MARKER_PATTERN.finditer(tail)]
+    if any(hint in lowered for hint in ANSWER_MARKER_HINTS):
+        markers += [(m, ANSWER_MARKER) for m in ANSWER_MARKER_PATTERN.finditer(tail)]
     markers.sort(key=lambda pair: pair[0].start())
     kept: list[tuple[re.Match, str]] = []
     for match, cue in markers:
@@ -213,7 +222,12 @@ def _dedup(items: list[Candidate]) -> list[Candidate]:
 
 def _standing(items: list[Candidate], tail: str, offset: int, think_end: int) -> list[Candidate]:
     standing = [c for c in items if not c.in_think] or items
-    corrections = [offset + m.start() for m in _SELF_CORRECTION.finditer(tail)]
+    lowered = tail.lower()
+    corrections = (
+        [offset + m.start() for m in _SELF_CORRECTION.finditer(tail)]
+        if any(hint in lowered for hint in _CORRECTION_HINTS)
+        else []
+    )
     if corrections:
         after = [c for c in standing if c.start >= corrections[-1]]
         if after:

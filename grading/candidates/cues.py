@@ -88,6 +88,20 @@ ANSWER_MARKER_PATTERN = re.compile(
     r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：))[\s*:：]*",
     re.IGNORECASE,
 )
+# Substrings (lower-cased) that every match of the marker patterns contains.
+FINAL_MARKER_HINTS = ("final", "####", "finale", "最终")
+ANSWER_MARKER_HINTS = (
+    "answer",
+    "option",
+    "choice",
+    "réponse",
+    "respuesta",
+    "resposta",
+    "antwort",
+    "ответ",
+    "答案",
+    "答え",
+)
 
 
 # A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does.

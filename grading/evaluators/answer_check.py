@@ -108,7 +108,7 @@ def _grade_math(
         "status": Status.OK,
         "verdict": Verdict.CORRECT if correct else Verdict.INCORRECT,
         "signals": tuple(dict.fromkeys(signals)),
-        **_other_readings(stated, final.weight, candidates, evaluations),
+        **(_other_readings(stated, final.weight, candidates, evaluations) if correct else {}),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
 
@@ -156,9 +156,12 @@ def _other_readings(
     candidates: Candidates,
     evaluations: tuple[Evaluation, ...],
 ) -> dict[str, tuple[str, ...]]:
-    """Which evaluators read the stated answer itself (equal in value), and which read a value
-    the output never states as an answer although it states one plainly (weight 2 or more)."""
+    """Of the evaluators that reject an answer shown correct, which read the stated answer
+    itself (equal in value) and which read a value the output never states as an answer
+    although it states one plainly (weight 2 or more). Only those can explain a disagreement
+    to the jury, so the others are not compared."""
     same, misread = [], []
+    evaluations = tuple(e for e in evaluations if e.verdict is Verdict.INCORRECT)
     parts = {read_answer(box.text).expression for box in candidates.closing_boxes()}
     stated_values = [read_answer(c.text).expression for c in candidates.standing]
     stated_values = [value for value in stated_values if not is_sentence(value)]
