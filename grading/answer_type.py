@@ -31,6 +31,8 @@ _TOP_LEVEL_LIST = re.compile(r",|;|\\text\{\s*(?:and|or)\s*\}")
 _TEXT = re.compile(r"^(?:\\text(?:bf)?\{[^{}]*\}|[A-Za-z][A-Za-z' -]*[A-Za-z])$")
 _MATH_SIGNS = re.compile(r"\\[a-zA-Z]+|[\d^_+*/=(){}\[\]|<>]")
 _BRACKETED = re.compile(r"\\\{[^{}]*?\\\}|\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")
+_LIST_SEPARATOR = re.compile(r"(?<!\d),|,(?!\d{3}\b)|\band\b|\bor\b")
+_PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
 
 
 def classify(gold: str) -> AnswerType:
@@ -86,3 +88,10 @@ def _top_level_parts(text: str) -> int:
     while previous != text:
         previous, text = text, _BRACKETED.sub("", text)
     return len(_TOP_LEVEL_LIST.split(text))
+
+
+def is_multi_part(gold: str) -> bool:
+    """True for golds that hold several values ("2, 3", "\\pm 3", a tuple), where an answer
+    listing values is expected rather than a hedge."""
+    text = gold[:_PREFIX_CHARS].replace("{,}", "")
+    return bool(_PLUS_MINUS.search(text) or _LIST_SEPARATOR.search(text))

@@ -14,7 +14,9 @@ figures are defined in docs/grading.md; in short:
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ from grading.batch import grade_many
 from grading.types import GradedSample, Sample, Status
 
 VERDICT_LABELS = frozenset({"correct", "incorrect"})
+FOLDS = 3
 
 
 class CaseFileError(ValueError):
@@ -89,10 +92,26 @@ class JuryFigures:
 
 
 @dataclass(frozen=True)
+class ReasonFigures:
+    """How one review reason did: rows it flagged, and how many of them needed a human (their
+    verdict was wrong, or the case is ambiguous). ``precision`` is the second over the first."""
+
+    code: str
+    fired: int
+    needed: int
+
+    @property
+    def precision(self) -> float:
+        return self.needed / self.fired if self.fired else 0.0
+
+
+@dataclass(frozen=True)
 class FileReport:
     name: str
     agreements: tuple[Agreement, ...]
     jury: JuryFigures
+    folds: tuple[JuryFigures, ...] = ()  # the jury on each fold of the file, fold 0 first
+    reasons: tuple[ReasonFigures, ...] = ()
 
 
 def read_cases(path: Path) -> list[Case]:
@@ -120,7 +139,16 @@ def read_cases(path: Path) -> list[Case]:
     return cases
 
 
-def run_cases(name: str, cases: Sequence[Case], evaluators: Sequence[str]) -> FileReport:
+def fold_of(case_id: str, folds: int = FOLDS) -> int:
+    """The fold a case belongs to: a hash of its id, so folds never change between runs or
+    machines. Tune on some folds, report the others."""
+    digest = hashlib.sha256(case_id.encode("utf-8")).hexdigest()
+    return int(digest, 16) % folds
+
+
+def run_cases(
+    name: str, cases: Sequence[Case], evaluators: Sequence[str], *, folds: int = FOLDS
+) -> FileReport:
     """Grade ``cases`` and measure the evaluators and the jury against their labels."""
     verdict_cases = [c for c in cases if c.kind == "verdict"]
     graded = grade_many([c.sample for c in verdict_cases], evaluators=evaluators)
@@ -128,15 +156,32 @@ def run_cases(name: str, cases: Sequence[Case], evaluators: Sequence[str]) -> Fi
         _agreement(evaluator, cases, dict(zip((c.id for c in verdict_cases), graded, strict=True)))
         for evaluator in evaluators
     )
-    return FileReport(name, agreements, _jury_figures(verdict_cases, graded))
+    pairs = list(zip(verdict_cases, graded, strict=True))
+    by_fold = tuple(
+        _jury_figures(
+            [c for c, _ in pairs if fold_of(c.id, folds) == fold],
+            [g for c, g in pairs if fold_of(c.id, folds) == fold],
+        )
+        for fold in range(folds)
+    )
+    return FileReport(
+        name,
+        agreements,
+        _jury_figures(verdict_cases, graded),
+        folds=by_fold,
+        reasons=_reason_figures(verdict_cases, graded),
+    )
 
 
-def run_file(path: Path, evaluators: Sequence[str]) -> FileReport:
-    return run_cases(path.name, read_cases(path), evaluators)
+def run_file(path: Path, evaluators: Sequence[str], *, folds: int = FOLDS) -> FileReport:
+    return run_cases(path.name, read_cases(path), evaluators, folds=folds)
 
 
-def format_reports(reports: Sequence[FileReport]) -> str:
-    """Two aligned tables: agreement per file and evaluator, then the jury per file."""
+def format_reports(
+    reports: Sequence[FileReport], *, by_fold: bool = False, reasons: bool = False
+) -> str:
+    """Two aligned tables: agreement per file and evaluator, then the jury per file (and per
+    fold, with ``by_fold``); with ``reasons``, a third: each review reason's precision."""
     width = max([len("file"), *(len(r.name) for r in reports)])
     lines = [f"{'file':<{width}}  {'evaluator':<20} {'n':>5} {'agree':>7}"]
     for report in reports:
@@ -148,19 +193,50 @@ def format_reports(reports: Sequence[FileReport]) -> str:
         f" {'silent wrong':>13} {'silent ambig':>13} {'silent':>14}"
     )
     for report in reports:
-        j = report.jury
-        lines.append(
-            f"{report.name:<{width}}  {j.rows:>5} {_count_share(j.flagged, j.flagged_share):>14}"
-            f" {j.decided:>8} {j.accuracy:>9.1%} {j.silent_wrong:>13} {j.silent_ambiguous:>13}"
-            f" {_count_share(j.silent, j.silent_share):>14}"
-        )
+        rows = [(report.name, report.jury)]
+        if by_fold:
+            rows += [(f"{report.name}[{k}]", j) for k, j in enumerate(report.folds)]
+        for label, j in rows:
+            lines.append(
+                f"{label:<{width}}  {j.rows:>5} {_count_share(j.flagged, j.flagged_share):>14}"
+                f" {j.decided:>8} {j.accuracy:>9.1%} {j.silent_wrong:>13}"
+                f" {j.silent_ambiguous:>13} {_count_share(j.silent, j.silent_share):>14}"
+            )
+    if reasons:
+        lines.append("")
+        lines.extend(_format_reasons(reports))
     return "\n".join(lines)
 
 
-def main(paths: Sequence[str | Path], evaluators: Sequence[str]) -> int:
+def _format_reasons(reports: Sequence[FileReport]) -> list[str]:
+    """Per reason, per file: rows it flagged and its precision, then all files together."""
+    codes = sorted({r.code for report in reports for r in report.reasons})
+    names = [report.name.removesuffix(".jsonl")[:16] for report in reports]
+    lines = [f"{'reason':<24}" + "".join(f" {n:>16}" for n in names) + f" {'all files':>16}"]
+    for code in codes:
+        cells, fired, needed = [], 0, 0
+        for report in reports:
+            figures = next((r for r in report.reasons if r.code == code), None)
+            if figures is None:
+                cells.append(f" {'-':>16}")
+                continue
+            fired, needed = fired + figures.fired, needed + figures.needed
+            cells.append(f" {f'{figures.fired} ({figures.precision:.0%})':>16}")
+        total = ReasonFigures(code, fired, needed)
+        lines.append(f"{code:<24}" + "".join(cells) + f" {f'{fired} ({total.precision:.0%})':>16}")
+    return lines
+
+
+def main(
+    paths: Sequence[str | Path],
+    evaluators: Sequence[str],
+    *,
+    by_fold: bool = False,
+    reasons: bool = False,
+) -> int:
     """Run each case file and print the tables; the figures are information, so return 0."""
     reports = [run_file(Path(path), evaluators) for path in paths]
-    print(format_reports(reports))
+    print(format_reports(reports, by_fold=by_fold, reasons=reasons))
     return 0
 
 
@@ -202,6 +278,26 @@ def _jury_figures(cases: Sequence[Case], graded: Sequence[GradedSample]) -> Jury
             else:
                 silent_wrong += 1
     return JuryFigures(len(cases), flagged, decided, decided_right, silent_wrong, silent_ambiguous)
+
+
+def _needed_a_human(case: Case, result: GradedSample) -> bool:
+    return case.expected == "ambiguous" or (
+        case.expected in VERDICT_LABELS and result.auto_verdict != case.expected
+    )
+
+
+def _reason_figures(
+    cases: Sequence[Case], graded: Sequence[GradedSample]
+) -> tuple[ReasonFigures, ...]:
+    fired: Counter[str] = Counter()
+    needed: Counter[str] = Counter()
+    for case, result in zip(cases, graded, strict=True):
+        if not result.needs_review:
+            continue
+        for reason in result.review_reasons:
+            fired[reason.code] += 1
+            needed[reason.code] += _needed_a_human(case, result)
+    return tuple(ReasonFigures(code, fired[code], needed[code]) for code in sorted(fired))
 
 
 def _count_share(count: int, share: float) -> str:

@@ -76,6 +76,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     cases.add_argument("files", nargs="+", type=Path, metavar="FILE")
     _add_evaluators_option(cases)
+    cases.add_argument(
+        "--by-fold",
+        action="store_true",
+        help="also report the jury on each fold of each file (a hash of the case id, 3 folds)",
+    )
+    cases.add_argument(
+        "--reasons",
+        action="store_true",
+        help="also report each review reason: rows it flagged and how many needed a human",
+    )
     cases.set_defaults(handler=_cases_command)
     return parser
 
@@ -147,7 +157,7 @@ def _grade_command(args: argparse.Namespace) -> int:
 def _cases_command(args: argparse.Namespace) -> int:
     from grading import cases  # the conformance runner; only this command needs it
 
-    return cases.main(args.files, args.evaluators)
+    return cases.main(args.files, args.evaluators, by_fold=args.by_fold, reasons=args.reasons)
 
 
 def _output_record(row: SampleRow, graded: GradedSample) -> dict:

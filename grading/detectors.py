@@ -1,68 +1,39 @@
 """Doubt detectors: signs in the output text that an automatic verdict should not stand alone.
 
-Each detector reads only the tail of the output (the final answer lives there), and every
-regular expression here is linear-time, so a 400 kB output or thousands of nested braces
-cost no more than a normal one. Detectors return reason codes from grading.reasons.
+Detectors read the output's candidate answers (``grading.candidates``) and its tail, never
+the whole text, and every regular expression here is linear-time, so a 400 kB output or
+thousands of nested braces cost no more than a normal one. They return reason codes from
+grading.reasons. What the stated answer itself says (hedges, yes/no, letters, equivalence)
+is ``answer_check``'s; detectors look at the output around it: truncation, listed options,
+two different final answers, numbers that only nearly match.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 
-from grading.types import AnswerType, Evaluation, Sample, Verdict
+from grading.answer_type import is_multi_part
+from grading.answers import is_sentence, read_answer
+from grading.candidates import (
+    ANSWER_MARKER,
+    BOXED,
+    FINAL_MARKER,
+    PLAIN_CUES,
+    TAIL_CHARS,
+    Candidate,
+    Candidates,
+    find_candidates,
+)
+from grading.equivalence.check import compare_values
+from grading.types import SINGLE_VALUE_TYPES, AnswerType, Evaluation, Sample
 
-# The final answer lives in the last part of an output; longer outputs are read from here.
-TAIL_CHARS = 3000
-# The opening of an output, where a yes/no answer often comes first.
-HEAD_CHARS = 300
-MAX_PROBLEM_CHARS = 20_000
-# The evaluator whose extraction is checked against the answer the output states.
-CHECKED_EXTRACTOR = "math_verify"
 # A box holding more than this is not a final answer; stops brace matching early.
 MAX_BOX_CHARS = 400
-# How far after an answer marker the stated answer may run.
-MAX_STATEMENT_CHARS = 120
 
-SINGLE_VALUE_TYPES = frozenset(
-    {AnswerType.INTEGER, AnswerType.DECIMAL, AnswerType.FRACTION, AnswerType.EXPRESSION}
-)
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_DISPLAY_MATH = re.compile(r"(?:\\\[|\$\$)([^$]{0,100}?)(?:\\\]|\$\$)")
-_BOX_LEAD = re.compile(r"[\s$*:(\\\[]*")
-# "the answer is", "Answer:", "final answer", and the same in a few other languages.
-_MARKER = re.compile(
-    r"(?:final\s+answer|\banswer\s*(?:is|:|=)|correct\s+(?:answer|option|choice)\s+is"
-    r"|réponse\s*(?:est|:)|respuesta\s*(?:es|:)|resposta\s*(?:é|:)|antwort\s*(?:ist|:)"
-    r"|答案\s*(?:是|为|:|：)?|^\s*####)"
-    r"[\s:*：]*(?:is\s*)?[:*：]?",
-    re.IGNORECASE | re.MULTILINE,
-)
-# Words that show the model went back on what it said before.
-_SELF_CORRECTION = re.compile(
-    r"\b(?:wait|actually|on second thought|let me re\w*|i made an? (?:mistake|error)"
-    r"|correct myself|correction)\b",
-    re.IGNORECASE,
-)
-# Substrings that every match of _MARKER / _SELF_CORRECTION contains (lower-cased).
-_MARKER_HINTS = ("answer", "correct", "réponse", "respuesta", "resposta", "antwort", "答案", "####")
-_CORRECTION_HINTS = (
-    "wait",
-    "actually",
-    "second thought",
-    "let me re",
-    "mistake",
-    "error",
-    "correct",
-)
-_EXACT_FORM_REQUEST = re.compile(
-    r"\bexact\b|\bin terms of\b|simplest (?:radical )?form|radical form|common fraction"
-    r"|as a (?:reduced |simplified )?fraction",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?")
 _FRAC = re.compile(r"\\frac\{(-?\d{1,40})\}\{(\d{1,40})\}")
 _NUMBER_WITH_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)[a-zA-Z]{2,}$")  # "18marbles"
@@ -76,67 +47,12 @@ _UNIT_TEXT = re.compile(r"\\(?:text|mathrm|textbf)\s*\{[^{}]*\}")
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°")
 _TRAILING = re.compile(r"[.,;:!?。]+$")
 _ASSIGNMENT = re.compile(r"^[a-zA-Z](?:_\w+)?\s*=\s*(?=\S)")
-_ALTERNATIVE = re.compile(r"\b(?:either|or|ou|oder|o|или)\b|或者|或|\\pm|±|\\mp|∓", re.IGNORECASE)
-_EITHER = re.compile(r"\beither\b", re.IGNORECASE)
-_TWO_VALUES = re.compile(
-    r"(?<![\d.,])([-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)[^\w\n]{0,12}"
-    r"(?:\\text\s*\{\s*)?(?:and|or|ou|et|y|o|oder|und|или|и|或者|或|和)(?:\s*\})?"
-    r"[^\w\n]{0,12}(?:[a-z]\s*=\s*)?([-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)",
-    re.IGNORECASE,
-)
-_LIST_SEPARATOR = re.compile(r"(?<!\d),|,(?!\d{3}\b)|\band\b|\bor\b")
-_PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
-_TWO_LETTERS = re.compile(
-    r"(?<![\w\\])\(?([A-E])\)?\s*(?:,|&|/|\band\b|\bor\b|\bet\b|\bou\b|\by\b|和|或)\s*"
-    r"\(?([A-E])\)?(?!\w)"
-)
 _OPTION_LINE = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?\(?([A-Ea-e])[).:][ \t]*\S", re.MULTILINE)
 _INLINE_OPTION = re.compile(r"\(([A-E])\)\s*[^\s()]")
-_MIXED_NUMBER = re.compile(
-    r"(?<![\d.,/^_])(\d+)(?:\s+(\d+)\s*/\s*(\d+)|\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\})"
+_FINAL_SUM = re.compile(
+    r"(?:^|[^\w.^/])((?:[-−]?\s*\d+(?:\.\d+)?\s*[-+−]\s*)+\d+(?:\.\d+)?)\s*=\s*(-?\d+(?:\.\d+)?)\s*$"
 )
-_EQUATION_RESULT = re.compile(r"=\s*\$?\s*([-−]?\d+(?:[.,]\d+)*)(?![\w^(/]|\.\d)")
-_YES_NO_HEDGE = re.compile(
-    r"\b(?:yes or no|no or yes|true or false|false or true|it depends|depends on|neither)\b",
-    re.IGNORECASE,
-)
-_YES_NO_WORD = re.compile(r"\b(yes|no|true|false)\b", re.IGNORECASE)
-_COMMITTED_WORD = re.compile(
-    r"\b(yes|true|false|no)\b(?:(?<=no)(?=\s*(?:[.!,;:—–-]|$))|(?<!no))", re.IGNORECASE
-)
-_LAST_VERB = re.compile(r".*(?:\bis\b|\bare\b|\bequals\b|:|：)", re.DOTALL)
-_EXACT_FORM = re.compile(r"\\frac|\\sqrt|\\pi|/|√|π")
-_DECIMAL = re.compile(r"-?\d*\.\d+")
-_PI = re.compile(r"\\pi|π")
-_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
-_SCALES = frozenset(Fraction(10) ** k for k in (-3, -2, -1, 1, 2, 3))
-_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}(?![A-Za-z])|\*\*|\\text\s*\{[^{}]*\}")
-_UNICODE_MATH = str.maketrans(
-    {
-        "−": "-",
-        "×": "\\times",
-        "·": "\\cdot",
-        "²": "^2",
-        "³": "^3",
-        "π": "\\pi",
-        "√": "\\sqrt",
-        "∞": "\\infty",
-        "≥": "\\geq",
-        "≤": "\\leq",
-        "{": "",
-        "}": "",
-        "⟨": "(",
-        "⟩": ")",
-    }
-)
-_EQUALS_CHAIN = re.compile(r"=[^=]*=")
-_EXACT_FRACTION = re.compile(r"\\frac|/")
-_FRAC_VARIANT = re.compile(r"\\[dt]frac")
-_LEADING_COUNT = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s+[A-Za-z]{2,}")
-_LETTER = re.compile(r"[A-Za-z]")
-_COMMAND = re.compile(r"\\[A-Za-z]+")
-_RADICAND = re.compile(r"\\sqrt(\d{1,6})(?!\d)")
-_RADICAL_TERM = re.compile(r"\\sqrt\d{1,6}|\\sqrt[a-z]")
+_TERMS = re.compile(r"([-+−]?)\s*(\d+(?:\.\d+)?)")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")
 _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+−=×/÷,(\[{^\\]|\\times|\\cdot)$")
 # Words a finished sentence does not end on: an output ending on one was cut off.
@@ -145,189 +61,38 @@ _DANGLING_WORDS = frozenset(
     " that which then so thus therefore hence because since plus minus times over equals"
     " gives get we our its this these each".split()
 )
+# Characters a finished line ends with; a long line ending otherwise was cut off.
+_SENTENCE_CLOSERS = frozenset(".!?)]}$*\"'✓。！？")
+_CUT_LINE_WORDS = 8
+_WORDS = re.compile(r"[^\W\d_]+")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
 
 
-@dataclass(frozen=True)
-class Statement:
-    """A place where the output states a final answer."""
-
-    start: int
-    text: str
-    marked: bool  # introduced by words such as "the answer is", not just a box
-
-
 def detect(
-    sample: Sample, answer_type: AnswerType, evaluations: tuple[Evaluation, ...]
+    sample: Sample,
+    answer_type: AnswerType,
+    evaluations: tuple[Evaluation, ...],
+    candidates: Candidates | None = None,
 ) -> tuple[str, ...]:
     """The doubt codes (from grading.reasons) that the output's text raises."""
+    if candidates is None:
+        candidates = find_candidates(sample.output)
     tail = sample.output[-TAIL_CHARS:]
-    statements = final_statements(tail)
     findings = []
-    if is_truncated(sample.finish_reason, tail):
-        findings.append("truncated")
-    if lists_options(tail, statements):
-        findings.append("options_listed")
-    if answer_type is AnswerType.YES_NO:
-        if hedges_yes_no(tail, statements):
-            findings.append("hedged")
-        if changes_yes_no(sample.output[:HEAD_CHARS], tail):
-            findings.append("multiple_answers")
-    elif answer_type is AnswerType.LETTER:
-        if statements and _names_two_letters(statements[-1].text):
-            findings.append("multiple_answers")
-    else:
-        single_valued = answer_type in SINGLE_VALUE_TYPES and not _is_multi_part(sample.gold)
-        if gives_different_answers(tail, statements, single_valued, sample.gold):
-            findings.append("multiple_answers")
-        if single_valued and hedges_between_values(tail, statements):
-            findings.append("hedged")
-        if not _MIXED_NUMBER.search(sample.gold) and has_mixed_number(tail, statements):
-            findings.append("mixed_number")
-        answer = final_answer(tail, statements)
-        checked = next((e for e in evaluations if e.evaluator == CHECKED_EXTRACTOR), None)
-        rejected = checked is not None and checked.verdict is Verdict.INCORRECT
-        # A stated number other than the gold is wrong however an extractor read the output.
-        stated, gold_number = _stated_number(answer), _number(sample.gold)
-        settled = rejected and None not in (stated, gold_number) and stated != gold_number
-        # An answer that is the gold verbatim is right however an extractor misread it.
-        verbatim = _core(answer) == _core(sample.gold)
-        if (
-            checked is not None
-            and checked.extracted
-            and not settled
-            and (
-                (verbatim and rejected)
-                or (
-                    not verbatim
-                    and misreads(checked.extracted, answer, _one_sentence(tail, statements))
-                )
-            )
-        ):
-            findings.append("extraction_mismatch")
-        if answer_type is AnswerType.TEXT and rejected and stated is None:
-            findings.append("text_answer")
-        compared = compare_with_gold(sample.gold, answer)
-        if "approximate_answer" in compared and demands_exact_form(sample.problem):
-            # The question itself rules a decimal out: only credit for one is in doubt.
-            credited = any(e.verdict is Verdict.CORRECT for e in evaluations)
-            compared = tuple(c for c in compared if c != "approximate_answer" or credited)
-        findings.extend(compared)
-        if answer_type is AnswerType.EXPRESSION and less_simplified(sample.gold, answer):
-            findings.append("form_differs")
-    return tuple(findings)
-
-
-def demands_exact_form(problem: str) -> bool:
-    """True when the question asks for an exact form ("exact value", "in terms of pi")."""
-    return _EXACT_FORM_REQUEST.search(problem[:MAX_PROBLEM_CHARS]) is not None
-
-
-def final_answer(tail: str, statements: list[Statement]) -> str:
-    """The answer the output ends on: its last stated answer, else its last clause."""
-    if statements:
-        return statements[-1].text
-    text = _TRAILING.sub("", tail.rstrip())[-MAX_STATEMENT_CHARS * 2 :]
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-    sentence = text[ends[-1] :] if ends else text
-    verb = _LAST_VERB.search(sentence)
-    return sentence[verb.end() :].strip() if verb else sentence.strip()
-
-
-def misreads(extracted: str, answer: str, several_in_last_sentence: bool) -> bool:
-    """True when an evaluator's extracted answer is not the answer the output states.
-
-    Equal numbers in other spellings (``1,250`` and ``\\$1{,}250``) and the result of a
-    purely numeric chain (``17 × 23 = 391``) count as the same answer.
-    """
-    if several_in_last_sentence or not answer:
-        return False
-    if _EQUALS_CHAIN.search(extracted):  # "a = b = c" is a working, not one answer
-        return True
-    stated, taken = _core(answer), _core(extracted)
-    if not stated:  # an answer in words only ("seven hundred twenty") was not what was taken
-        return bool(_WORD.search(answer)) and bool(taken)
-    if stated == taken or _value_key(answer) == _value_key(extracted):
-        return False
-    left, equals, result = stated.rpartition("=")
-    return not (equals and not _LETTER.search(_COMMAND.sub("", left)) and result == taken)
-
-
-def less_simplified(gold: str, answer: str) -> bool:
-    """True when the answer keeps a radical, like terms or factors that the gold resolved.
-
-    Simplifying is often the task itself, so an equal value in a rawer form needs a human.
-    """
-    gold_core, answer_core = _core(gold), _core(answer)
-    reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer_core))
-    if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold_core)):
-        return True
-    terms = _RADICAL_TERM.findall(answer_core)
-    if len(terms) != len(set(terms)) and len(_RADICAL_TERM.findall(gold_core)) < len(terms):
-        return True
-    if "\\frac" in answer_core and not _EXACT_FRACTION.search(gold_core):
-        return True
-    return answer_core.count("(") < gold_core.count("(") and gold_core.count(")(") > 0
-
-
-def compare_with_gold(gold: str, answer: str) -> tuple[str, ...]:
-    """Doubts visible by comparing the stated answer with the gold as plain numbers.
-
-    No algebra here: only answers and golds that are numbers, fractions or percentages.
-    """
-    gold_value, answer_value = _number(gold), _number(_core(answer))
-    exact_gold = _EXACT_FORM.search(gold) and not _DECIMAL.search(gold)
-    if exact_gold and _DECIMAL.fullmatch(_core(answer)):
-        return ("approximate_answer",)
-    if (_PI.search(gold) and _DEGREES.search(answer)) or (
-        _DEGREES.search(gold) and _PI.search(answer)
+    if (
+        is_truncated(sample.finish_reason, tail)
+        or ends_in_false_arithmetic(tail, candidates)
+        or stops_after_the_answer(sample.output, candidates)
     ):
-        return ("unit_mismatch",)
-    findings = []
-    if _DOTTED_THOUSANDS.search(answer):
-        findings.append("number_format")
-    if gold_value is None or answer_value is None or gold_value == answer_value:
+        findings.append("truncated")
+    if lists_options(sample.output, candidates):
+        findings.append("options_listed")
+    if answer_type in (AnswerType.YES_NO, AnswerType.LETTER):
         return tuple(findings)
-    if gold_value and answer_value and abs(answer_value / gold_value) in _SCALES:
-        findings.append("unit_mismatch")
-    elif gold_value and "." in gold + answer and abs(answer_value / gold_value - 1) < 0.01:
-        findings.append("near_miss")
+    single_valued = answer_type in SINGLE_VALUE_TYPES and not is_multi_part(sample.gold)
+    if states_different_answers(sample.output, candidates, single_valued):
+        findings.append("multiple_answers")
     return tuple(findings)
-
-
-def changes_yes_no(head: str, tail: str) -> bool:
-    """True when a yes/no output opens with one answer word and ends on the other."""
-    first = _COMMITTED_WORD.search(head)
-    last = _last_match(_COMMITTED_WORD, tail)
-    return bool(first and last) and _polarity(first.group(1)) != _polarity(last.group(1))
-
-
-def final_statements(tail: str) -> list[Statement]:
-    """Boxed answers and marked answer statements, in order, after the last self-correction."""
-    statements = [
-        Statement(start, content, marked=False) for _, start, content in _boxes(tail) if content
-    ]
-    lowered = tail.lower()
-    # The two patterns below scan every position; a substring test skips most outputs.
-    markers = list(_MARKER.finditer(tail)) if _mentions(lowered, _MARKER_HINTS) else []
-    for match, following in zip(markers, [*markers[1:], None], strict=False):
-        text, end = _statement_text(tail, match.end())
-        # "Final answer: the answer is 5" states one answer: the inner marker gives it.
-        if text and (following is None or following.start() >= end):
-            statements.append(Statement(match.start(), text, marked=True))
-    statements.sort(key=lambda s: s.start)
-    corrections = (
-        [m.end() for m in _SELF_CORRECTION.finditer(tail)]
-        if _mentions(lowered, _CORRECTION_HINTS)
-        else []
-    )
-    if corrections and any(s.start > corrections[-1] for s in statements):
-        statements = [s for s in statements if s.start > corrections[-1]]
-    return statements
-
-
-def _mentions(lowered: str, hints: tuple[str, ...]) -> bool:
-    return any(hint in lowered for hint in hints)
 
 
 def is_truncated(finish_reason: str, tail: str) -> bool:
@@ -345,83 +110,80 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     return _ends_inside_box(text[-MAX_BOX_CHARS:])
 
 
-def lists_options(tail: str, statements: list[Statement]) -> bool:
+def stops_after_the_answer(output: str, candidates: Candidates) -> bool:
+    """True when the output goes on past its answer and stops mid-sentence: a check or
+    another attempt cut off ("Let me double-check: ... gives 4"), whose end is unknown."""
+    text = output.rstrip()
+    final = candidates.final
+    if final is None or not text or text[-1] in _SENTENCE_CLOSERS:
+        return False
+    last_line_start = text.rfind("\n") + 1
+    last_line = text[last_line_start:]
+    return final.start < last_line_start and len(_WORDS.findall(last_line)) >= _CUT_LINE_WORDS
+
+
+def lists_options(output: str, candidates: Candidates) -> bool:
     """True when the output ends with a list of lettered options and commits to none."""
-    after = statements[-1].start + len(statements[-1].text) if statements else 0
-    rest = tail[after:]
+    final = candidates.final
+    after = final.start + len(final.text) if final and final.weight >= 2 else 0
+    rest = output[max(after, len(output) - TAIL_CHARS) :]
     labels = {m.group(1).upper() for m in _OPTION_LINE.finditer(rest)}
     inline = {m.group(1) for m in _INLINE_OPTION.finditer(rest)}
     return len(labels) >= 2 or len(inline) >= 3
 
 
-def hedges_yes_no(tail: str, statements: list[Statement]) -> bool:
-    """True when a yes/no output says "it depends" and never commits, or says both."""
-    hedge = _last_match(_YES_NO_HEDGE, tail)
-    if hedge is not None and not _YES_NO_WORD.search(tail, hedge.end()):
-        return True
-    if statements:
-        words = {_polarity(m.group(1)) for m in _YES_NO_WORD.finditer(statements[-1].text)}
-        return len(words) > 1
-    return False
-
-
-def gives_different_answers(
-    tail: str, statements: list[Statement], single_valued: bool, gold: str
-) -> bool:
-    """True when the output states two different final answers.
+def states_different_answers(output: str, candidates: Candidates, single_valued: bool) -> bool:
+    """True when the output plainly states two different final answers.
 
     A marked statement ("the answer is") outranks bare boxes before it, which are often
     intermediate results; for multi-part golds, values in one sentence are one answer.
     """
-    marked = [s for s in statements if s.marked]
-    chosen = marked or statements
+    stated = list(candidates.weighty())
+    marks = [i for i, c in enumerate(stated) if c.cue in (FINAL_MARKER, ANSWER_MARKER)]
+    if marks:
+        stated = [c for i, c in enumerate(stated) if c.cue != BOXED or i > marks[-1]]
+    committed = [c.start for c in stated if c.weight >= 3]
+    if committed:
+        # A plain sentence after a committed answer elaborates on it ("If he buys 2 more…").
+        stated = [c for c in stated if c.cue not in PLAIN_CUES or c.start < committed[0]]
     if not single_valued:
-        chosen = list(_join_by_sentence(tail, chosen))
-    values = {_value_key(s.text) for s in chosen} - {""}
-    if len(values) > 1:
+        closing = candidates.closing_boxes()
+        stated = [c for c in stated if c not in closing] + (
+            [_merged(list(closing))] if closing else []
+        )
+        stated = list(_join_by_sentence(output, stated))
+    keys = {
+        _answer_key(c.text): c for c in stated if not is_sentence(read_answer(c.text).expression)
+    }
+    keys.pop("", None)
+    if len(keys) > 1 and not _all_equal([read_answer(c.text).expression for c in keys.values()]):
         return True
-    if statements:
-        return _hashes_contradict_line_before(tail, statements[-1])
-    return single_valued and _side_remark_after_result(tail, gold)
+    final = candidates.final
+    return (
+        final is not None
+        and final.cue == FINAL_MARKER
+        and _hashes_contradict_line_before(output, final)
+    )
 
 
-def hedges_between_values(tail: str, statements: list[Statement]) -> bool:
-    """True when the final answer offers alternatives ("24 or 6", "±4") for one gold value."""
-    answer = statements[-1].text if statements else _last_predicate(tail)
-    if _PLUS_MINUS.search(answer):
-        return True
-    if statements and _EITHER.search(answer):
-        return True
-    match = _TWO_VALUES.search(answer)
-    return bool(match) and _value_key(match.group(1)) != _value_key(match.group(2))
-
-
-def has_mixed_number(tail: str, statements: list[Statement]) -> bool:
-    """True when the final answer is a mixed number (``4 4/9``), which parsers misread.
-
-    A gold written the same way is misread the same way, so callers check the gold first.
-    """
-    answer = statements[-1].text if statements else _last_predicate(tail)
-    for match in _MIXED_NUMBER.finditer(answer):
-        numerator = match.group(2) or match.group(4)
-        denominator = match.group(3) or match.group(5)
-        if 0 < int(numerator) < int(denominator):
-            return True
-    return False
-
-
-def _boxes(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, content start, content) of each closed top-level box, in order."""
-    position = 0
-    while (match := _BOX.search(text, position)) is not None:
-        depth, index = 1, match.end()
-        limit = min(len(text), index + MAX_BOX_CHARS)
-        while index < limit and depth:
-            depth += (text[index] == "{") - (text[index] == "}")
-            index += 1
-        if not depth:
-            yield match.start(), match.end(), text[match.end() : index - 1]
-        position = index
+def ends_in_false_arithmetic(tail: str, candidates: Candidates) -> bool:
+    """True when an output with no marked answer ends on an equation between numbers that
+    is false ("285 + 100 = 3"): it was cut off mid-result, or its last result is wrong."""
+    if candidates.final is not None and candidates.final.weight >= 3:
+        return False
+    last_line = tail.rstrip().rsplit("\n", 1)[-1]
+    match = _FINAL_SUM.search(last_line)
+    if match is None:
+        return False
+    try:
+        left = sum(
+            Fraction(number) * (-1 if sign in "-−" and sign else 1)
+            for sign, number in _TERMS.findall(match.group(1))
+        )
+        right = Fraction(match.group(2))
+    except (ValueError, ZeroDivisionError):
+        return False
+    return left != right
 
 
 def _ends_inside_box(text: str) -> bool:
@@ -437,132 +199,50 @@ def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return matches[-1] if matches else None
 
 
-def _statement_text(tail: str, start: int) -> tuple[str, int]:
-    """The answer stated after a marker, up to the end of its sentence or line, and its end."""
-    window = tail[start : start + MAX_STATEMENT_CHARS]
-    box = next(_boxes(window), None)
-    if box is not None and _BOX_LEAD.fullmatch(window[: box[0]]):
-        return box[2], start + box[1] + len(box[2]) + 1
-    lead = len(window) - len(window.lstrip())
-    display = _DISPLAY_MATH.match(window, lead)
-    if display:
-        text, end = display.group(1), display.end()
-    else:
-        sentence_end = _SENTENCE_END.search(window, lead)
-        end = sentence_end.start() if sentence_end else len(window)
-        text = window[:end]
-    text = text.strip()
-    # "the answer is expected to be an integer" states no answer.
-    if text[:1].islower() and len(text.split()) > 3:
-        text = ""
-    return text, start + end
-
-
-def _join_by_sentence(tail: str, statements: list[Statement]) -> Iterator[Statement]:
+def _join_by_sentence(output: str, stated: list[Candidate]) -> Iterator[Candidate]:
     """Merge statements that sit in one sentence, such as "x = \\boxed{3} and \\boxed{-2}"."""
-    group: list[Statement] = []
-    for statement in statements:
-        if group and _SENTENCE_END.search(tail, group[-1].start, statement.start) is None:
-            group.append(statement)
+    group: list[Candidate] = []
+    for candidate in stated:
+        if group and _SENTENCE_END.search(output, group[-1].start, candidate.start) is None:
+            group.append(candidate)
             continue
         if group:
             yield _merged(group)
-        group = [statement]
+        group = [candidate]
     if group:
         yield _merged(group)
 
 
-def _merged(group: list[Statement]) -> Statement:
-    keys = sorted({_value_key(s.text) for s in group})
-    return Statement(group[0].start, ",".join(keys), any(s.marked for s in group))
+def _merged(group: list[Candidate]) -> Candidate:
+    keys = sorted({_value_key(c.text) for c in group})
+    return Candidate(",".join(keys), group[0].start, max(group, key=lambda c: c.weight).cue)
 
 
-def _hashes_contradict_line_before(tail: str, statement: Statement) -> bool:
+def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     """True when a GSM8K-style ``#### 42`` follows a line whose result is another number."""
-    line_start = tail.rfind("\n", 0, statement.start) + 1
-    if not tail[line_start : statement.start + 1].lstrip().startswith("#"):
+    line_start = output.rfind("\n", 0, final.start) + 1
+    if not output[line_start : final.start + 1].lstrip().startswith("#"):
         return False
-    previous = tail[:line_start].rstrip().rsplit("\n", 1)[-1]
-    numbers = _NUMBER.findall(previous)
-    return bool(numbers) and _value_key(numbers[-1]) != _value_key(statement.text)
-
-
-def _side_remark_after_result(tail: str, gold: str) -> bool:
-    """With no stated answer, True when the last result (``= 40``) is the gold but a later
-    number is not: extractors take the last number, which may be a side remark ("my
-    favourite number is 50"), and would mark a right answer wrong.
-    """
-    results = _EQUATION_RESULT.findall(tail)
-    numbers = _NUMBER.findall(tail)
-    if not results or not numbers:
-        return False
-    gold_key = _value_key(gold)
-    return _value_key(results[-1]) == gold_key != _value_key(numbers[-1])
-
-
-def _last_predicate(tail: str) -> str:
-    """What the last sentence says the answer is: the part after its last "is", "are" or "="."""
-    text = _TRAILING.sub("", tail.rstrip())
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-    sentence = text[ends[-1] :] if ends else text
-    cut = max(
-        sentence.rfind(" is "), sentence.rfind(" are "), sentence.rfind("="), sentence.rfind(":")
-    )
-    return sentence[cut + 1 :] if cut >= 0 else sentence
-
-
-def _names_two_letters(text: str) -> bool:
-    match = _TWO_LETTERS.match(text.lstrip(" *:$("))
-    return bool(match) and match.group(1) != match.group(2)
-
-
-def _polarity(word: str) -> bool:
-    return word.lower() in ("yes", "true")
-
-
-def _is_multi_part(gold: str) -> bool:
-    """True for golds that hold several values ("2, 3", "\\pm 3"), where lists are expected."""
-    return bool(_PLUS_MINUS.search(gold) or _LIST_SEPARATOR.search(gold.replace("{,}", "")))
-
-
-def _has_square_factor(n: int) -> bool:
-    return n < 10**6 and any(n % (k * k) == 0 for k in range(2, int(n**0.5) + 1))
-
-
-def _one_sentence(tail: str, statements: list[Statement]) -> bool:
-    """True when the last two stated answers share a sentence ("3 and -2")."""
-    return len(statements) > 1 and not _SENTENCE_END.search(
-        tail, statements[-2].start, statements[-1].start
+    previous = output[max(0, line_start - 500) : line_start].rstrip().rsplit("\n", 1)[-1]
+    # The line's result: after its last equals sign, else its last number.
+    numbers = _NUMBER.findall(previous.rpartition("=")[2]) or _NUMBER.findall(previous)
+    return bool(numbers) and _value_key(numbers[0 if "=" in previous else -1]) != _value_key(
+        final.text
     )
 
 
-def _core(text: str) -> str:
-    """The mathematics of an answer, for comparing two spellings of it: no words, no spaces."""
-    text = _DECORATION.sub("", _WORD.sub("", text.replace("\\boxed", "")))
-    text = _ASSIGNMENT.sub("", _TRAILING.sub("", _FRAC_VARIANT.sub(r"\\frac", text)))
-    text = text.translate(_UNICODE_MATH).replace("\\geq", "\\ge").replace("\\leq", "\\le")
-    return text.strip(",;:.")
+def _all_equal(expressions: list[str]) -> bool:
+    """True when statements that read differently have one value ("x < 3", "(-\\infty, 3)")."""
+    first, *rest = expressions
+    return all(compare_values(first, other).equal for other in rest)
 
 
-def _stated_number(answer: str) -> Fraction | None:
-    """The number an answer states: the whole answer, a numeric chain's result, or a leading
-    count ("9 prime numbers less than 20")."""
-    core = _core(answer)
-    _, _, result = core.rpartition("=")
-    numeric_chain = not _LETTER.search(_COMMAND.sub("", core))
-    for candidate in (core, result if numeric_chain else ""):
-        if (value := _number(candidate)) is not None:
-            return value
-    leading = _LEADING_COUNT.match(answer)
-    return _number(leading.group(1)) if leading else None
-
-
-def _number(text: str) -> Fraction | None:
-    key = _value_key(text)
-    try:
-        return Fraction(key) if _PLAIN_NUMBER.fullmatch(key) else None
-    except (ValueError, ZeroDivisionError):
-        return None
+def _answer_key(text: str) -> str:
+    """The comparison key of a stated answer; a chain ("2 + 8 = 10") states its last side."""
+    expression = read_answer(text).expression
+    if "=" in expression and not re.search(r"[<>,]", expression):
+        expression = expression.rpartition("=")[2]
+    return _value_key(expression)
 
 
 def _value_key(text: str) -> str:

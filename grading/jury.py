@@ -36,17 +36,20 @@ class JuryPolicy:
     evaluator outside the panel is still run and shown but never affects the decision.
     """
 
-    math_panel: tuple[str, ...] = ("math_verify", "math_verify_strict", "flex", "strict", "exact")
-    choice_panel: tuple[str, ...] = ("choice",)
-    # Evaluators whose "incorrect" alone does not flag a row: string matching is too literal
-    # for mathematics (``\frac12`` against ``0.5``), Xwin's strict mode demands a boxed answer,
-    # and Xwin's flex mode misreads lists and decimal commas. Their verdicts are still stored.
-    quiet_evaluators: frozenset[str] = frozenset({"exact", "strict", "flex"})
-    # A quiet evaluator that says "correct" while the decision is "incorrect" still flags:
-    # a literal or strictly-formatted match is strong evidence that the answer is right.
-    quiet_correct_flags: bool = True
+    math_panel: tuple[str, ...] = (
+        "answer_check",
+        "math_verify",
+        "math_verify_strict",
+        "flex",
+        "strict",
+        "exact",
+    )
+    choice_panel: tuple[str, ...] = ("answer_check", "choice")
+    # A juror outside both panels that never decides: an LLM judge run on some rows. Its
+    # differing verdict is a reason to review, never the verdict.
+    judge: str = "llm_judge"
     # Reasons that set needs_review. Other reasons are still listed, as information.
-    flagging_reasons: frozenset[str] = frozenset(reasons.MESSAGES)
+    flagging_reasons: frozenset[str] = frozenset(reasons.MESSAGES) - reasons.INFORMATION_ONLY
 
     def panel(self, answer_type: AnswerType) -> tuple[str, ...]:
         """The evaluators that apply to ``answer_type``, primary first."""
@@ -62,7 +65,14 @@ def decide(
     findings: tuple[str, ...],
     policy: JuryPolicy = DEFAULT_POLICY,
 ) -> GradedSample:
-    """Combine evaluations and detector findings into a verdict and the reasons to review it."""
+    """Combine evaluations and detector findings into a verdict and the reasons to review it.
+
+    No evaluator outranks another silently: an applicable evaluator whose verdict differs from
+    the row's flags it. A "correct" always counts. An "incorrect" against a "correct" verdict
+    does not flag when the primary explains it: that evaluator read the very same answer (its
+    literal comparison failed on an equal value), or it read a value the output never states
+    as an answer while the output states one plainly.
+    """
     by_name = {e.evaluator: e for e in evaluations}
     applicable = [by_name[name] for name in policy.panel(answer_type) if name in by_name]
     if not applicable:  # none of the panel was run: every evaluation run applies, in order
@@ -84,14 +94,25 @@ def decide(
             Verdict.INCORRECT,
         )
 
-    consulted = [e for e in applicable if e.evaluator not in policy.quiet_evaluators]
-    for evaluation in consulted:
+    for evaluation in applicable:
         if evaluation is not primary and evaluation.status in (Status.TIMEOUT, Status.ERROR):
             codes.append(STATUS_REASONS[evaluation.status])
-    if _disagree(applicable, consulted, verdict, policy):
+    explained = set(primary.same_reading) | set(primary.misread) if primary else set()
+    if any(
+        e.status is Status.OK
+        and e.verdict is not verdict
+        and not (e.verdict is Verdict.INCORRECT and e.evaluator in explained)
+        for e in applicable
+        if e is not primary
+    ):
         codes.append("evaluators_disagree")
-    for evaluation in applicable:
-        codes.extend(evaluation.signals)
+    judge = by_name.get(policy.judge)
+    if judge is not None and judge.status is Status.OK and judge.verdict is not verdict:
+        codes.append("judge_disagrees")
+    if primary is not None:
+        # The primary's doubts about its own verdict; another evaluator's doubts about a
+        # verdict that is not the row's (math-verify's string fallback) do not apply.
+        codes.extend(primary.signals)
     codes.extend(findings)
 
     unique_codes = tuple(dict.fromkeys(codes))
@@ -103,21 +124,3 @@ def decide(
         evaluations=tuple(evaluations),
         primary_evaluator=primary.evaluator if primary else "",
     )
-
-
-def _disagree(
-    applicable: list[Evaluation],
-    consulted: list[Evaluation],
-    verdict: Verdict,
-    policy: JuryPolicy,
-) -> bool:
-    verdicts = {e.verdict for e in consulted if e.status is Status.OK}
-    if len(verdicts) > 1:
-        return True
-    if policy.quiet_correct_flags and verdict is Verdict.INCORRECT:
-        return any(
-            e.status is Status.OK and e.verdict is Verdict.CORRECT
-            for e in applicable
-            if e.evaluator in policy.quiet_evaluators
-        )
-    return False

@@ -15,15 +15,30 @@ MESSAGES: dict[str, str] = {
     "string_fallback": "The match rests only on math-verify's string fallback, not on parsed mathematics.",
     "rounding_match": "The numbers are equal only after rounding away a difference in magnitude.",
     "partial_match": "The prediction matches only part of a multi-part gold answer.",
-    "extraction_mismatch": "The answer the evaluator extracted is not the final answer the output states.",
     "unit_mismatch": "The answer equals the gold only after a change of unit or scale (percent, grams and kilograms, degrees and radians).",
     "approximate_answer": "The answer is a decimal approximation of an exact gold; the problem may have asked for an exact form.",
-    "near_miss": "The answer is within 1% of the gold without equalling it; the precision asked for decides it.",
     "number_format": "A number in the answer can be read two ways (12.500 as twelve and a half or as twelve thousand five hundred).",
-    "text_answer": "The gold is in words, which the evaluators can only match literally.",
     "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, and simplifying may have been the task.",
-    "mixed_number": "The answer is written as a mixed number (4 4/9), which parsers can misread.",
+    "numeric_probe": "The answer equals the gold only by evaluating both at random points (an identity SymPy did not simplify).",
+    "form_requested": "The problem asks for a particular form, and the answer equals the gold only in another notation.",
+    "variable_name": "The answer equals the gold only after renaming its variable.",
+    "undefined_value": "The answer or the gold is undefined (0/0, division by zero, not a number); it is never credited.",
+    "gold_stated_elsewhere": "The output states the gold as an answer too, but its final answer is another value.",
+    "rounding_differs": "The answer equals the gold only after rounding one of them to the other's precision.",
+    "constant_of_integration": "The answer differs from the gold only by a constant of integration (+C).",
+    "many_answers": "The problem admits many right answers; one other than the gold may be right.",
+    "letter_value_mismatch": "The option letter the output gives and the value it states name different options.",
+    "declined": "The output says it is not sure or that no option fits.",
+    "contradicts_itself": "The yes/no answer contradicts the output's own explanation.",
+    "equation_expected": "The gold is an equation (y = …) and the answer gives only its right-hand side.",
+    "interval_notation": "The interval is closed at infinity ([4, ∞]), a notation error some graders penalise.",
+    "order_lost": "The answer gives the gold's values without their order (as a set, or in another order), and the question may need the order.",
+    "judge_disagrees": "The LLM judge reached a different verdict from the jury.",
+    "gold_suspect": "The gold answer looks malformed (it does not parse, or carries stray punctuation or text).",
 }
+
+# Reasons listed for information only: they explain a verdict without doubting it.
+INFORMATION_ONLY = frozenset({"numeric_probe"})
 
 
 def reason(code: str) -> ReviewReason:

@@ -40,6 +40,10 @@ class AnswerType(StrEnum):
 
 
 CHOICE_ANSWER_TYPES = frozenset({AnswerType.LETTER, AnswerType.YES_NO})
+# Golds that are one value, where an answer listing several hedges.
+SINGLE_VALUE_TYPES = frozenset(
+    {AnswerType.INTEGER, AnswerType.DECIMAL, AnswerType.FRACTION, AnswerType.EXPRESSION}
+)
 
 
 @dataclass(frozen=True)
@@ -68,12 +72,19 @@ class Evaluation:
     # reached only through math-verify's string fallback.
     signals: tuple[str, ...] = ()
     detail: str = ""  # why it failed, for a human
+    # Set by answer_check, so the jury can tell a real disagreement from an explained one:
+    # evaluators that extracted its answer itself (equal in value; their comparison failed),
+    # and evaluators that read a value the output never states as an answer.
+    same_reading: tuple[str, ...] = ()
+    misread: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["status"] = str(self.status)
         data["verdict"] = str(self.verdict) if self.verdict else None
         data["signals"] = list(self.signals)
+        data["same_reading"] = list(self.same_reading)
+        data["misread"] = list(self.misread)
         return data
 
     @classmethod
@@ -89,6 +100,8 @@ class Evaluation:
             ms=data.get("ms", 0.0),
             signals=tuple(data.get("signals", ())),
             detail=data.get("detail", ""),
+            same_reading=tuple(data.get("same_reading", ())),
+            misread=tuple(data.get("misread", ())),
         )
 
 

@@ -9,18 +9,36 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from grading.types import Evaluation
+from grading.types import Evaluation, Sample
+
+if TYPE_CHECKING:
+    from grading.candidates import Candidates
 
 
 class Evaluator(Protocol):
+    """Grades a gold and an output; ``answer_check`` is a ContextEvaluator instead."""
+
     name: str
     version: str
 
     def evaluate(self, gold: str, output: str) -> Evaluation:
         """Grade ``output`` against ``gold``; never raises for bad input, returns a status."""
         ...
+
+
+@runtime_checkable
+class ContextEvaluator(Protocol):
+    """An evaluator that reads more than the gold and output: the output's candidate answers
+    and the evaluations that ran before it (``answer_check``)."""
+
+    name: str
+    version: str
+
+    def evaluate_in_context(
+        self, sample: Sample, candidates: Candidates, evaluations: tuple[Evaluation, ...]
+    ) -> Evaluation: ...
 
 
 class TimedEvaluator:
@@ -50,6 +68,7 @@ class UnknownEvaluatorError(ValueError):
 
 # name -> "module:factory". Factories take keyword options and return an Evaluator.
 _FACTORIES: dict[str, str] = {
+    "answer_check": "grading.evaluators.answer_check:AnswerCheck",
     "math_verify": "grading.evaluators.mathverify:MathVerify",
     "math_verify_strict": "grading.evaluators.mathverify:MathVerifyStrict",
     "strict": "grading.evaluators.xwin:XwinStrict",

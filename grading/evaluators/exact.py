@@ -13,6 +13,7 @@ import time
 
 from grading.evaluators.extraction import (
     MAX_OUTPUT_CHARS,
+    is_bare_answer,
     last_command_argument,
     output_tail,
     strip_math_delimiters,
@@ -63,15 +64,18 @@ def _braced_fraction(match: re.Match) -> str:
     return f"\\frac{{{numerator}}}{{{denominator}}}"
 
 
-def final_answer(output: str) -> str:
-    """The last \\boxed{...}, else the text after "The answer is"/"####", else the output."""
+def final_answer(output: str, *, whole_if_unmarked: bool = True) -> str:
+    """The last \\boxed{...}, else the text after "The answer is"/"####", else the whole text
+    (a gold, a bare answer) or, with ``whole_if_unmarked`` off, nothing."""
     boxed = last_command_argument(output)
     if boxed is not None:
         return boxed
     marked = text_after_marker(output)
     if marked is not None:
         return strip_math_delimiters(marked)
-    return strip_math_delimiters(output)
+    if whole_if_unmarked or is_bare_answer(output):
+        return strip_math_delimiters(output)
+    return ""
 
 
 class ExactMatch:
@@ -86,7 +90,9 @@ class ExactMatch:
     def evaluate(self, gold: str, output: str) -> Evaluation:
         started = time.perf_counter()
         text, cut = output_tail(output, self.max_output_chars)
-        answer = final_answer(text)
+        # Like MATH's own grader, an output with no box and no answer marker states nothing
+        # to compare, unless it is a bare answer.
+        answer = final_answer(text, whole_if_unmarked=False)
         gold_answer = final_answer(gold)
         fields: dict = {
             "extracted": answer,

@@ -33,7 +33,7 @@ MULTI_NUMBER_POLICIES = ("strict", "model_include_gt", "gt_include_model")
 _MAX_NUMBER_DIGITS = 4000
 
 _NUMBER = re.compile(
-    r"\\[dt]?frac\{(?P<num>-?\d+)\}\{(?P<den>\d+)\}"
+    r"(?P<sign>-\s*)?\\[dt]?frac\{(?P<num>-?\d+)\}\{(?P<den>\d+)\}"
     r"|(?<![\w.])(?P<plain>[-+]?(?:\d{1,3}(?:(?:\{,\}|,)\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?"
     r"|[-+]?\.\d+)"
 )
@@ -200,6 +200,8 @@ def plain_numbers(text: str) -> tuple | None:
 def _number_value(match: re.Match) -> Fraction | str:
     if match.group("num") is not None:
         numerator, denominator = match.group("num"), match.group("den")
+        if match.group("sign"):  # -\frac{2}{3}
+            numerator = numerator[1:] if numerator.startswith("-") else f"-{numerator}"
     else:
         literal = re.sub(r"\{,\}|,|\s", "", match.group("plain")).lstrip("+")
         numerator, _, denominator = literal.partition("/")

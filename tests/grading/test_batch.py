@@ -126,7 +126,7 @@ def test_without_a_pool_grade_many_starts_and_closes_its_own_children():
 
 
 def test_an_unknown_evaluator_is_refused_before_any_work():
-    with pytest.raises(UnknownEvaluatorError, match="available: math_verify"):
+    with pytest.raises(UnknownEvaluatorError, match="available: answer_check, math_verify"):
         grade_many([Sample("$1$", "$1$")], evaluators=["math_verify", "telepathy"])
 
 

@@ -13,26 +13,41 @@ from grading import cases
 from grading.evaluators import DEFAULT_EVALUATORS
 
 CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "grading-cases"
+# Our own held-out set: 160 realistic outputs written by someone who never saw the engine.
+WRITTEN = Path(__file__).resolve().parent / "data" / "written_realistic.jsonl"
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
 FLOORS = {
+    # exact gives no answer where MATH's own grader has none to compare (no box, no marker),
+    # so its agreement fell when it stopped comparing whole outputs with the gold.
     "dev_realistic.jsonl": (
-        # A vector written as a tuple, "(1, −2)" against a pmatrix gold, no longer matches:
-        # the gold used to be misread as a number (now it is wrapped and read as a matrix).
-        {"math_verify": 94, "math_verify_strict": 44, "strict": 26, "flex": 93, "exact": 74},
-        4,
-        52,
+        {"answer_check": 117, "math_verify": 94, "math_verify_strict": 44, "strict": 26,
+         "flex": 93, "exact": 55},
+        0,
+        36,
     ),
-    "hendrycks_math_tests.jsonl": ({"math_verify": 14, "flex": 14, "exact": 16}, 2, 3),
-    "lighteval_tests.jsonl": ({"math_verify": 29, "flex": 20, "choice": 15}, 2, 18),
+    "dev_realistic_2.jsonl": (
+        {"answer_check": 133, "math_verify": 101, "math_verify_strict": 72, "strict": 22,
+         "flex": 102, "exact": 63},
+        1,
+        45,
+    ),
+    "hendrycks_math_tests.jsonl": ({"answer_check": 13, "math_verify": 14, "flex": 14, "exact": 16}, 0, 3),
+    "lighteval_tests.jsonl": ({"answer_check": 32, "math_verify": 29, "flex": 20, "choice": 15}, 3, 7),
     "math_verify_tests.jsonl": (
-        {"math_verify": 281, "math_verify_strict": 92, "strict": 25, "flex": 239, "exact": 124},
-        7,
-        68,
+        {"answer_check": 233, "math_verify": 281, "math_verify_strict": 92, "strict": 25,
+         "flex": 245, "exact": 67},
+        3,
+        49,
     ),
-    "seed_examples.jsonl": ({"math_verify": 7, "flex": 8, "exact": 6, "choice": 6}, 0, 6),
-    "xwin_math_readme.jsonl": ({"math_verify": 14, "strict": 2, "flex": 16, "exact": 4}, 0, 6),
-}
+    "seed_examples.jsonl": ({"answer_check": 10, "math_verify": 7, "flex": 8, "exact": 5, "choice": 6}, 0, 5),
+    "xwin_math_readme.jsonl": ({"answer_check": 13, "math_verify": 14, "strict": 2, "flex": 16, "exact": 4}, 0, 3),
+}  # fmt: skip
+# The budgets for realistic outputs, held on every fold of each development file
+# (the folds are a hash of the case id; docs/grading.md reports which were tuned on).
+REALISTIC = ("dev_realistic.jsonl", "dev_realistic_2.jsonl")
+MOST_SILENT_SHARE = 0.03
+MOST_FLAGGED_SHARE = 0.35
 
 needs_cases = pytest.mark.skipif(
     not CASES_DIR.is_dir(), reason=f"shared conformance cases not found at {CASES_DIR}"
@@ -66,13 +81,40 @@ def test_jury_leaves_no_more_silent_errors_and_flags_no_more_rows_than_before(re
 
 
 @needs_cases
-def test_realistic_outputs_stay_within_the_error_and_review_budgets(reports):
-    # Given the realistic development set, a third of it traps
-    jury = reports["dev_realistic.jsonl"].jury
+@pytest.mark.parametrize("name", REALISTIC)
+def test_realistic_outputs_stay_within_the_error_and_review_budgets_on_every_fold(reports, name):
+    # Given a realistic development file, a third of it traps, in three folds
+    for fold, jury in enumerate(reports[name].folds):
+        # Then on each fold at most 3% of rows are silent errors and at most 35% go to a human
+        assert jury.silent_share <= MOST_SILENT_SHARE, f"{name} fold {fold}: {jury.silent} silent"
+        assert jury.flagged_share <= MOST_FLAGGED_SHARE, f"{name} fold {fold}: {jury.flagged}"
 
-    # Then at most 3% of rows are silent errors and about a third go to a human
-    assert jury.silent_share <= 0.03
-    assert jury.flagged_share <= 0.35
+
+def test_folds_are_a_stable_hash_of_the_case_id():
+    assert [cases.fold_of(f"dev-{n}") for n in range(6)] == [
+        cases.fold_of(f"dev-{n}") for n in range(6)
+    ]
+    assert {cases.fold_of(f"case-{n}") for n in range(60)} == {0, 1, 2}
+
+
+def test_the_reason_table_gives_each_reasons_precision(tmp_path, capsys):
+    # Given one hedged output that really is ambiguous, and one hedged but right
+    rows = [
+        {"id": "r-1", "kind": "verdict", "gold": "3", "output": "So it is 3 or 5.",
+         "expected": "ambiguous"},
+        {"id": "r-2", "kind": "verdict", "gold": "4", "output": "So it is 4 or 6.",
+         "expected": "incorrect"},
+    ]  # fmt: skip
+    path = tmp_path / "hedges.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    cases.main([str(path)], DEFAULT_EVALUATORS, reasons=True)
+
+    # Then "hedged" fired twice and one of the two rows needed a human
+    hedged = next(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("hedged")
+    )
+    assert hedged.split()[1:3] == ["2", "(50%)"]
 
 
 @needs_cases

@@ -142,4 +142,4 @@ def test_an_unknown_evaluator_exits_2_listing_the_available_ones(tmp_path):
     # Then it stops with status 2 and names the available evaluators
     assert result.returncode == 2
     assert "mathverify" in result.stderr
-    assert "available: math_verify, math_verify_strict" in result.stderr
+    assert "available: answer_check, math_verify, math_verify_strict" in result.stderr

@@ -46,9 +46,43 @@ def test_disagreeing_evaluators_flag_the_row_and_the_primary_decides():
     assert graded.review_reasons[0].message  # a sentence a reviewer can read
 
 
-def test_string_match_failing_alone_does_not_flag_a_mathematical_match():
-    # Given math-verify matched \frac{1}{4} to 0.25 and only the literal string match failed
-    evaluations = (ok("math_verify", CORRECT), ok("exact", INCORRECT))
+def checked(
+    verdict: Verdict,
+    *,
+    same_reading: tuple[str, ...] = (),
+    misread: tuple[str, ...] = (),
+    signals: tuple[str, ...] = (),
+) -> Evaluation:
+    """answer_check's evaluation, with what it says of the other evaluators' readings."""
+    return Evaluation(
+        "answer_check",
+        "1",
+        Status.OK,
+        verdict,
+        signals=signals,
+        same_reading=same_reading,
+        misread=misread,
+    )
+
+
+def test_answer_check_is_the_primary_when_it_ran():
+    evaluations = (ok("math_verify", CORRECT), checked(CORRECT, same_reading=("math_verify",)))
+
+    graded = decide(AnswerType.INTEGER, evaluations, ())
+
+    assert graded.primary_evaluator == "answer_check"
+    assert not graded.needs_review
+
+
+def test_a_literal_comparison_failing_on_the_same_answer_does_not_flag():
+    # Given the exact and flex evaluators read the answer itself (0.25) and failed to match it
+    # with the gold \frac{1}{4}, which answer_check showed equal
+    evaluations = (
+        checked(CORRECT, same_reading=("math_verify", "exact", "flex")),
+        ok("math_verify", CORRECT),
+        ok("exact", INCORRECT),
+        ok("flex", INCORRECT),
+    )
 
     graded = decide(AnswerType.DECIMAL, evaluations, ())
 
@@ -56,20 +90,46 @@ def test_string_match_failing_alone_does_not_flag_a_mathematical_match():
     assert not graded.needs_review
 
 
-def test_lenient_evaluator_rejecting_alone_does_not_flag():
-    evaluations = (ok("math_verify", CORRECT), ok("flex", INCORRECT), ok("strict", INCORRECT))
+def test_a_reading_of_a_value_the_output_never_states_does_not_flag():
+    # Given math-verify took a number from the working that the output never gives as answer
+    evaluations = (checked(CORRECT, misread=("math_verify",)), ok("math_verify", INCORRECT))
 
     graded = decide(AnswerType.INTEGER, evaluations, ())
 
     assert not graded.needs_review
 
 
-def test_string_match_succeeding_against_an_incorrect_verdict_flags():
-    evaluations = (ok("math_verify", INCORRECT), ok("exact", CORRECT))
+def test_an_unexplained_incorrect_flags_the_row():
+    # Given flex read another answer the output states, and rejects it
+    evaluations = (checked(CORRECT), ok("flex", INCORRECT))
 
     graded = decide(AnswerType.INTEGER, evaluations, ())
 
-    assert graded.needs_review
+    assert graded.auto_verdict is CORRECT
+    assert codes(graded) == ["evaluators_disagree"]
+
+
+def test_any_evaluators_correct_against_an_incorrect_verdict_flags():
+    # Given the same reading, but math-verify found it equal where answer_check did not:
+    # a "correct" is never overruled silently, whatever explains the readings
+    evaluations = (
+        checked(INCORRECT, same_reading=("math_verify",)),
+        ok("math_verify", CORRECT),
+    )
+
+    graded = decide(AnswerType.INTEGER, evaluations, ())
+
+    assert graded.auto_verdict is INCORRECT
+    assert codes(graded) == ["evaluators_disagree"]
+
+
+def test_without_answer_check_every_disagreement_flags():
+    # Given the literal string evaluator alone rejects what math-verify accepts
+    evaluations = (ok("math_verify", CORRECT), ok("exact", INCORRECT))
+
+    graded = decide(AnswerType.DECIMAL, evaluations, ())
+
+    assert graded.primary_evaluator == "math_verify"
     assert codes(graded) == ["evaluators_disagree"]
 
 
@@ -141,14 +201,35 @@ def test_crash_of_a_secondary_evaluator_is_flagged():
     assert codes(graded) == ["evaluator_error"]
 
 
-def test_evaluator_signals_become_review_reasons():
-    # Given math-verify matched only through its string fallback
+def test_the_primarys_signals_become_review_reasons():
+    # Given the primary matched only through math-verify's string fallback
     evaluations = (ok("math_verify", CORRECT, signals=("string_fallback",)),)
 
     graded = decide(AnswerType.EXPRESSION, evaluations, ())
 
     assert graded.needs_review
     assert codes(graded) == ["string_fallback"]
+
+
+def test_another_evaluators_doubt_about_its_own_match_does_not_apply():
+    # Given math-verify's "correct" rests on its string fallback, while answer_check showed
+    # the same answer equal by value
+    evaluations = (
+        checked(CORRECT, same_reading=("math_verify",)),
+        ok("math_verify", CORRECT, signals=("string_fallback",)),
+    )
+
+    graded = decide(AnswerType.EXPRESSION, evaluations, ())
+
+    assert not graded.needs_review
+
+
+def test_an_information_only_reason_is_listed_without_flagging():
+    # Given an answer shown equal only by the numeric probe (an identity SymPy missed)
+    graded = decide(AnswerType.EXPRESSION, (checked(CORRECT, signals=("numeric_probe",)),), ())
+
+    assert codes(graded) == ["numeric_probe"]
+    assert not graded.needs_review
 
 
 def test_detector_findings_flag_the_row_and_keep_the_verdict():
@@ -176,8 +257,8 @@ def test_a_policy_can_list_a_reason_without_flagging_on_it():
     assert codes(graded) == ["hedged"]
 
 
-def test_a_policy_can_silence_an_evaluators_disagreement():
-    policy = JuryPolicy(quiet_evaluators=frozenset({"flex"}), quiet_correct_flags=False)
+def test_a_policy_can_leave_an_evaluator_out_of_the_panel():
+    policy = JuryPolicy(math_panel=("math_verify",))
     evaluations = (ok("math_verify", INCORRECT), ok("flex", CORRECT))
 
     graded = decide(AnswerType.INTEGER, evaluations, (), policy)
@@ -203,3 +284,20 @@ def test_with_no_evaluations_the_row_is_incorrect_and_flagged():
 
     assert graded.auto_verdict is INCORRECT
     assert graded.needs_review
+
+
+def test_an_llm_judge_that_disagrees_flags_the_row_but_never_decides():
+    evaluations = (checked(CORRECT), ok("llm_judge", INCORRECT))
+
+    graded = decide(AnswerType.INTEGER, evaluations, ())
+
+    assert graded.auto_verdict is CORRECT
+    assert codes(graded) == ["judge_disagrees"]
+
+
+def test_an_llm_judge_that_agrees_or_fails_adds_nothing():
+    agreeing = (checked(CORRECT), ok("llm_judge", CORRECT))
+    failing = (checked(CORRECT), failed("llm_judge", Status.ERROR))
+
+    assert not decide(AnswerType.INTEGER, agreeing, ()).needs_review
+    assert not decide(AnswerType.INTEGER, failing, ()).needs_review

@@ -9,8 +9,10 @@ from grading.reasons import MESSAGES
 from grading.types import Sample
 from reviewer.services import DEMO_FILE
 
-# A crash of an evaluator is a bug, not something an input can show on purpose.
-NOT_SHOWABLE = {"evaluator_error"}
+# A crash of an evaluator is a bug, not something an input can show on purpose; the LLM
+# judge runs only with a model endpoint; math-verify's partial match is a reason only when
+# math-verify is the primary (a run graded without answer_check).
+NOT_SHOWABLE = {"evaluator_error", "judge_disagrees", "partial_match"}
 
 
 @pytest.fixture(scope="module")

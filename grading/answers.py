@@ -1,0 +1,254 @@
+"""From a stated answer as written to the expression it states.
+
+A candidate's text is what the output says after "the answer is" or inside a box: it may
+carry delimiters, a currency sign, units, a clause ("$8, which is about $0.67 a pen"), an
+approximation (``2\\pi \\approx 6.28``), a hedge ("either 3 or 5", ``\\pm 4``), a head
+(``f^{-1}(y) =``) or words. ``read_answer`` separates them, so the equivalence check compares
+values and the jury can still see what was said around them. Regular expressions only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from grading.equivalence.rewrite import number_words, unicode_to_latex, words_to_number
+
+MAX_ANSWER_CHARS = 400
+
+_DELIMITERS = re.compile(r"^(?:\$\$|\$|\\\(|\\\[)\s*(.*?)\s*(?:\$\$|\$|\\\)|\\\])$", re.DOTALL)
+_WRAPPER = re.compile(r"^\\(?:boxed|fbox|textbf|mathbf)\s*\{(.*)\}$", re.DOTALL)
+_TEXT_WRAPPER = re.compile(r"^\\(?:text|textrm|mathrm|mbox)\s*\{([^{}]*)\}$")
+_TRAILING = re.compile(r"[\s.,;:!?。]+$")
+_LEADING = re.compile(r"^[\s:*#>]+")
+_CLAUSE = re.compile(
+    r",\s*(?:which|since|because|so|as|and\s+so|that|i\.e\.|for|per|or\s+about|about)\b"
+    r"|\s+(?:because|since|which|per\s+\w+)\b|;\s|\s\(\s*(?:since|because|which|i\.e\.)",
+    re.IGNORECASE,
+)
+_APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
+_LEADING_APPROX = re.compile(
+    r"^(?:approximately|about|roughly|around|nearly|almost|≈|\\approx)\s*", re.I
+)
+_HEDGE_SPLIT = re.compile(
+    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b)\s*", re.IGNORECASE
+)
+_EITHER = re.compile(r"^\s*(?:either|soit|entweder|o bien)\s+", re.IGNORECASE)
+_PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
+_HEAD = re.compile(
+    r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*([A-Za-z])\s*\))"
+    r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\\[A-Za-z]+)\s*=\s*(?=\S)"
+)
+_WORD_HEAD = re.compile(r"^\s*(?:\\text\{)?[A-Za-z]{2,}[A-Za-z ]{0,30}(?:\})?\s*=\s*(?=\S)")
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\%|\s*%)?")
+_UNIT_TEXT = re.compile(r"\s*\\(?:text|mathrm|mbox|textrm)\s*\{\s*([^{}]*)\}\s*$")
+# Words after a number are its unit; a lone letter is a unit only after a space and when it
+# is not one a formula would use (``4i``, ``2x``).
+_TRAILING_WORDS = re.compile(
+    r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,4}"
+    r"|(?<=\s)[mgsLlhK](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
+)
+_CURRENCY = re.compile(r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|€|£|¥|USD|EUR")
+# Words in any script; runs of CJK characters are words without spaces.
+_PROSE_WORDS = re.compile(r"[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})+|[\u3040-\u30ff\u4e00-\u9fff]{3,}")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+_UNIT_LIST = re.compile(
+    r"\s*-?\d[\d.]*\s*[A-Za-z]{2,12}(?:\s*(?:,|and)\s*-?\d[\d.]*\s*[A-Za-z]{2,12})+\s*"
+)
+_WORD = re.compile(r"[A-Za-z]+")
+# "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:(?:[  \u202f]|\\,|\\ )\d{3})+(?![\d.]\d)")
+_COMPOUND_TIME = re.compile(
+    r"(\d+)\s*(h|hours?|hrs?|min|minutes?)\b\s*(?:and\s*)?(\d+)\s*(min|minutes?|s|sec|seconds?)\b",
+    re.IGNORECASE,
+)
+_LATEX_GROUP = re.compile(r"\\(?:begin|end|text|mathrm|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
+_SENTENCE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
+_EQUATION_RESULT = re.compile(r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)(?![\d=]*=)(?!.*=)", re.S)
+_LEADING_COUNT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*[^\W\d_]{2,}")
+_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
+_SEVERAL_ASSIGNMENTS = re.compile(
+    r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)(?:\s|\\[,;:!]|\\q?quad)*"
+    r"\\?[A-Za-z]\w*(?:_\{?\w+\}?)?\s*="
+)
+
+
+@dataclass(frozen=True)
+class StatedAnswer:
+    """What a stated answer says, taken apart."""
+
+    expression: str  # the answer to compare with the gold, as LaTeX
+    raw: str = ""  # the candidate's text as written
+    approximation: str = ""  # the value after ≈, when the answer gives one
+    alternatives: tuple[str, ...] = ()  # "either 3 or 5": each option, when it hedges
+    head: str = ""  # "f^{-1}(y)", "y", "x": what the answer says it is the value of
+    head_variable: str = ""  # the argument a function head declares ("y" in f^{-1}(y))
+    units: str = ""  # words or \\text{} after the number ("cm", "apples left")
+    compound: bool = False  # "1 h 15 min", read as 1.25 (hours): one quantity in two units
+
+    @property
+    def hedged(self) -> bool:
+        return len(self.alternatives) > 1
+
+
+def read_answer(raw: str) -> StatedAnswer:
+    """Take a stated answer apart into its expression and what surrounds it."""
+    text = unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", "")
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
+    text = _strip_wrappers(text)
+    if _PROSE_WORDS.search(text):  # "sixteen percent", "eleven positive divisors"
+        text = number_words(text)
+    text = _keep_math_of_prose(text)
+    text = _CURRENCY.sub("", text).strip()
+    clause = _CLAUSE.search(text)
+    if clause and clause.start() > 0:
+        text = text[: clause.start()]
+    text = _TRAILING.sub("", _strip_wrappers(text))
+    text = _LEADING_APPROX.sub("", text)
+    approximation = ""
+    approx = _APPROX.search(text)
+    if approx and approx.start() > 0:
+        text, approximation = text[: approx.start()].strip(), text[approx.end() :].strip()
+    compound = _compound_quantity(text)
+    if compound is not None:
+        text, units = compound
+    else:
+        text, units = _split_units(text)
+    alternatives = _alternatives(text)
+    head, variable = "", ""
+    head_match = _HEAD.match(text)
+    if head_match and not _is_relation_chain(text) and not _SEVERAL_ASSIGNMENTS.search(text):
+        head, variable = head_match.group(1).strip(), head_match.group(2) or ""
+        text = text[head_match.end() :]
+    elif (word_head := _WORD_HEAD.match(text)) is not None and not _SEVERAL_ASSIGNMENTS.search(
+        text
+    ):
+        head, text = word_head.group(0).rstrip(" ="), text[word_head.end() :]
+    number = _number_phrase(text)
+    if number is not None:
+        text = number
+    return StatedAnswer(
+        expression=text.strip(),
+        raw=raw,
+        approximation=approximation,
+        alternatives=alternatives,
+        head=head,
+        head_variable=variable,
+        units=units,
+        compound=compound is not None,
+    )
+
+
+def _compound_quantity(text: str) -> tuple[str, str] | None:
+    """ "1 h 15 min" or "37 min 30 s": the value in the larger unit, and both units."""
+    match = _COMPOUND_TIME.search(text)
+    if match is None:
+        return None
+    larger, smaller = Fraction(match.group(1)), Fraction(match.group(3))
+    value = larger + smaller / 60
+    return _decimal(value), f"{match.group(2)} {match.group(4)}"
+
+
+def _decimal(value: Fraction) -> str:
+    """A fraction as a terminating decimal when it has one, else as a/b."""
+    whole = value.numerator / value.denominator
+    return (
+        f"{whole:g}"
+        if Fraction(f"{whole:g}") == value
+        else f"{value.numerator}/{value.denominator}"
+    )
+
+
+def is_sentence(expression: str) -> bool:
+    """Three or more words outside LaTeX commands and their arguments: a sentence the
+    reading could not reduce to an answer."""
+    return len(_SENTENCE_WORD.findall(_LATEX_GROUP.sub(" ", expression))) >= 3
+
+
+def _strip_wrappers(text: str) -> str:
+    """Delimiters, a box or bold around the whole answer, and a final full stop."""
+    if len(_UNESCAPED_DOLLAR.findall(text)) % 2:  # half a math span, cut by the sentence
+        text = _UNESCAPED_DOLLAR.sub("", text)
+    for _ in range(4):
+        previous = text
+        text = _LEADING.sub("", text).strip().strip("*").strip()
+        text = _TRAILING.sub("", text)
+        for pattern in (_DELIMITERS, _WRAPPER):
+            match = pattern.match(text)
+            if match and _balanced(match.group(1)):
+                text = match.group(1).strip()
+        if text == previous:
+            break
+    return text
+
+
+def _keep_math_of_prose(text: str) -> str:
+    """In a sentence, the mathematics it states: its one math span, or its one number."""
+    if not _PROSE_WORDS.search(_LATEX_COMMAND.sub(" ", _MATH_SPAN.sub(" ", text))):
+        return text
+    spans = [next(g for g in m.groups() if g is not None) for m in _MATH_SPAN.finditer(text)]
+    spans = [s for s in spans if s.strip()]
+    if len(spans) == 1 and _CURRENCY.sub("", text).count("$") >= 2:
+        return spans[0]
+    plain = _CURRENCY.sub("", text)
+    leading = _LEADING_COUNT.match(plain)
+    if leading:  # "9 prime numbers less than 20": the count it opens with
+        return leading.group(1)
+    numbers = _NUMBER.findall(plain)
+    if len(numbers) == 1:
+        # Keep the words after the number: they are its unit ("42 apples left").
+        return plain[plain.find(numbers[0]) :]
+    result = _EQUATION_RESULT.search(plain)
+    if result:  # "so 3 + 10 = 13 birds": the sentence's last equation gives its result
+        return result.group(1)
+    return text
+
+
+def _split_units(text: str) -> tuple[str, str]:
+    listed = _UNIT_LIST.fullmatch(text)
+    if listed:  # "200 ml and 400 ml": the numbers, listed
+        numbers = _NUMBER.findall(text)
+        units = " ".join(dict.fromkeys(w for w in _WORD.findall(text) if w not in ("and", "or")))
+        return ", ".join(numbers), units
+    unit_text = _UNIT_TEXT.search(text)
+    if unit_text and unit_text.start() > 0 and not _number_phrase(unit_text.group(1)):
+        return text[: unit_text.start()].strip(), unit_text.group(1).strip()
+    words = _TRAILING_WORDS.search(text)
+    if words and words.start() > 0 and not re.search(r"\b(?:or|and|ou|oder)\b", words.group(1)):
+        return text[: words.start()].strip(), words.group(1).strip()
+    return text, ""
+
+
+def _alternatives(text: str) -> tuple[str, ...]:
+    """The options a hedged answer offers: "either 3 or 5", "24 or 6", ``\\pm 4``."""
+    body = _EITHER.sub("", text)
+    if _PLUS_MINUS.search(body):
+        base = _PLUS_MINUS.sub("", body, count=1).strip()
+        return (base, f"-{base}") if base else ()
+    parts = [p.strip() for p in _HEDGE_SPLIT.split(body) if p.strip()]
+    return tuple(parts) if len(parts) > 1 else ()
+
+
+def _number_phrase(text: str) -> str | None:
+    """ "twelve", "forty-two": the digits an answer in words names."""
+    words = text.strip().lower()
+    if not words or not re.fullmatch(r"[a-z\s-]+", words):
+        return None
+    value = words_to_number(words)
+    return None if value is None else str(value)
+
+
+def _is_relation_chain(text: str) -> bool:
+    """``x < 3``, ``x = 3 or x = 4``: relations, not a head before a value."""
+    return bool(re.search(r"[<>]|\\[lg]eq?\b|\\neq\b", text))
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0

@@ -1,0 +1,258 @@
+"""Candidate answers: every place an output states a final answer, found in one pass.
+
+Evaluators, detectors and the jury read the same candidates, so they agree on what the output
+says before they disagree on whether it is right. A candidate has a cue (how it was stated: a
+box, "the answer is", a first line that is a bare answer, the last sentence) and a weight;
+``final`` is the answer the output commits to. Only bounded windows of the output are read
+(its head and its tail) and every pattern is linear-time, so any output costs about the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from grading.candidates.cues import (
+    ANSWER_MARKER,
+    ANSWER_MARKER_HINTS,
+    ANSWER_MARKER_PATTERN,
+    BOLD,
+    BOXED,
+    CLOSING_CHARS,
+    CONCLUSION,
+    FINAL_MARKER,
+    FINAL_MARKER_HINTS,
+    FINAL_MARKER_PATTERN,
+    FIRST_LINE,
+    LAST_SENTENCE,
+    MAX_STATEMENT_CHARS,
+    PLAIN_CUES,
+    STATEMENT,
+    TAIL_CHARS,
+    Candidate,
+    boxes,
+)
+from grading.candidates.sentences import (
+    MATH_SPAN,
+    PROSE_WORD,
+    first_line,
+    last_sentence,
+    statement_after,
+)
+
+__all__ = [
+    "ANSWER_MARKER",
+    "BOXED",
+    "CONCLUSION",
+    "FINAL_MARKER",
+    "FIRST_LINE",
+    "LAST_SENTENCE",
+    "PLAIN_CUES",
+    "STATEMENT",
+    "TAIL_CHARS",
+    "Candidate",
+    "Candidates",
+    "find_candidates",
+    "statement_after",
+]
+
+_BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+_LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s*")
+_STEP = re.compile(r"(?:step|case|part)\b|\d+[.)]\s", re.IGNORECASE)
+_BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
+# Words that show the model went back on what it said before.
+_SELF_CORRECTION = re.compile(
+    r"\b(?:wait|actually|on second thought|let me re(?:check|consider|do|compute|calculate|think)"
+    r"|i made an? (?:mistake|error)|correct(?:ing)? myself|correction)\b",
+    re.IGNORECASE,
+)
+# Substrings every match of _SELF_CORRECTION contains (lower-cased).
+_CORRECTION_HINTS = ("wait", "actually", "second thought", "let me re", "made a", "correct")
+END_OF_TURN_TOKENS = (
+    "<|im_end|>",
+    "<|im_start|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end_of_turn|>",
+    "<|end|>",
+    "</s>",
+    "<end_of_turn>",
+)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """All candidates of one output, in order, and the one it commits to."""
+
+    items: tuple[Candidate, ...]
+    final: Candidate | None
+    # Candidates that count: outside <think> (when the reply states any) and after the last
+    # self-correction (when anything is stated after it).
+    standing: tuple[Candidate, ...]
+
+    def weighty(self) -> tuple[Candidate, ...]:
+        """Standing candidates stated plainly (weight 2 or more)."""
+        return tuple(c for c in self.standing if c.weight >= 2)
+
+    def closing_boxes(self) -> tuple[Candidate, ...]:
+        """The boxes the output ends on, when it ends on several (``\\boxed{x = 3}`` …
+        ``\\boxed{y = 2}``): for a gold of several parts, together they are the answer."""
+        boxes = []
+        for candidate in reversed(self.standing):
+            if candidate.cue != BOXED:
+                break
+            boxes.append(candidate)
+        return tuple(reversed(boxes)) if len(boxes) > 1 else ()
+
+
+def find_candidates(output: str) -> Candidates:
+    """Every stated answer in ``output`` and the final one."""
+    output = _reply_only(output)
+    offset = max(0, len(output) - TAIL_CHARS)
+    tail = output[offset:]
+    think_end = _reply_start(output)
+    items: list[Candidate] = []
+    for start, content in boxes(tail):
+        items.append(Candidate(content, offset + start, BOXED))
+    items.extend(_marked(tail, offset))
+    closing = max(0, len(tail) - CLOSING_CHARS)
+    for match in _BOLD.finditer(tail, closing):
+        text = match.group(1).strip(" :")
+        if (
+            _BOLD_ANSWER.search(text)
+            and not ANSWER_MARKER_PATTERN.search(text)
+            and not FINAL_MARKER_PATTERN.search(text)
+            and not _is_heading(match, tail)
+            and len(PROSE_WORD.findall(MATH_SPAN.sub(" ", text))) <= 2
+        ):
+            items.append(Candidate(text, offset + match.start(), BOLD))
+    first = first_line(output, think_end)
+    if first is not None:
+        items.append(first)
+    last = last_sentence(tail, offset)
+    if last is not None:
+        items.append(last)
+    items = _dedup(sorted(items, key=lambda c: c.start))
+    items = [
+        Candidate(c.text, c.start, c.cue, in_think=c.start < think_end) if think_end else c
+        for c in items
+    ]
+    standing = _standing(items, tail, offset, think_end)
+    return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+def _is_heading(match: re.Match, text: str) -> bool:
+    """A bold step title ("**Divide by -13:**", "**Step 2.**") or the label of a list item
+    ("- **(A) 144** = 12²"), not an answer."""
+    inner = match.group(1).strip()
+    after = text[match.end() : match.end() + 1]
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    opens_item = _LIST_ITEM.fullmatch(text[line_start : match.start()]) is not None
+    return inner.endswith((":", ".")) or after == ":" or bool(_STEP.match(inner)) or opens_item
+
+
+def _reply_only(output: str) -> str:
+    """The output up to the first end-of-turn token: what follows it ("<|im_start|>user …")
+    is another turn the model made up, not its answer. Plain ``str.find`` scans, so a 200 MB
+    output costs milliseconds."""
+    found = [i for i in (output.find(token) for token in END_OF_TURN_TOKENS) if i > 0]
+    end = min(found, default=-1)
+    return output[:end] if end > 0 and not output[:end].isspace() else output
+
+
+def _reply_start(output: str) -> int:
+    """Where the reply starts after a <think> block (0 without one); an unclosed block covers
+    everything, so nothing in it is a reply."""
+    end = output.rfind("</think>")
+    if end >= 0:
+        return end + len("</think>")
+    return len(output) if output.find("<think>") >= 0 else 0
+
+
+def _marked(tail: str, offset: int) -> Iterator[Candidate]:
+    """Answers after markers ("the answer is", "Final answer:", "####"); a marker followed by
+    another before its answer ends ("Final answer: the answer is 5") yields only the inner."""
+    # The patterns try every position; a substring test skips the outputs that have none.
+    lowered = tail.lower()
+    markers = []
+    if any(hint in lowered for hint in FINAL_MARKER_HINTS):
+        markers += [(m, FINAL_MARKER) for m in FINAL_MARKER_PATTERN.finditer(tail)]
+    if any(hint in lowered for hint in ANSWER_MARKER_HINTS):
+        markers += [(m, ANSWER_MARKER) for m in ANSWER_MARKER_PATTERN.finditer(tail)]
+    markers.sort(key=lambda pair: pair[0].start())
+    kept: list[tuple[re.Match, str]] = []
+    for match, cue in markers:
+        if kept and kept[-1][0].end() > match.start():  # overlapping: keep the longer
+            if match.end() - match.start() > kept[-1][0].end() - kept[-1][0].start():
+                kept[-1] = (match, cue)
+            continue
+        kept.append((match, cue))
+    for index, (match, cue) in enumerate(kept):
+        text, end = statement_after(tail, match.end())
+        following = kept[index + 1][0].start() if index + 1 < len(kept) else len(tail)
+        if text and following >= end:
+            yield Candidate(text, offset + match.start(), cue)
+        elif text and cue == FINAL_MARKER and following < end:
+            continue
+
+
+def _dedup(items: list[Candidate]) -> list[Candidate]:
+    """One candidate per stated answer: a marker and the box it introduces are one statement,
+    and the last sentence repeating a marked answer adds nothing."""
+    kept: list[Candidate] = []
+    for candidate in items:
+        duplicate = next(
+            (
+                k
+                for k in kept
+                if _core_text(k.text) == _core_text(candidate.text)
+                and (abs(k.start - candidate.start) < MAX_STATEMENT_CHARS)
+            ),
+            None,
+        )
+        if duplicate is None:
+            kept.append(candidate)
+        elif candidate.weight > duplicate.weight:
+            kept[kept.index(duplicate)] = Candidate(
+                candidate.text, duplicate.start, candidate.cue, duplicate.in_think
+            )
+    return kept
+
+
+def _standing(items: list[Candidate], tail: str, offset: int, think_end: int) -> list[Candidate]:
+    standing = [c for c in items if not c.in_think] or items
+    lowered = tail.lower()
+    corrections = (
+        [offset + m.start() for m in _SELF_CORRECTION.finditer(tail)]
+        if any(hint in lowered for hint in _CORRECTION_HINTS)
+        else []
+    )
+    if corrections:
+        after = [c for c in standing if c.start >= corrections[-1]]
+        if after:
+            standing = after
+    return standing
+
+
+def _final(standing: list[Candidate]) -> Candidate | None:
+    """The answer the output commits to: the last of its strongest cue, except that a plain
+    last sentence never outranks an answer given up front."""
+    if not standing:
+        return None
+    best = max(c.weight for c in standing)
+    strongest = [c for c in standing if c.weight == best]
+    if best == 2:
+        # A conclusion, else an answer given up front, else the last plain statement.
+        for cue in (CONCLUSION, FIRST_LINE):
+            ranked = [c for c in strongest if c.cue == cue]
+            if ranked:
+                return ranked[-1]
+    return strongest[-1]
+
+
+_CORE_STRIP = re.compile(r"[\s$*.,;:!?(){}#\\]|boxed|text|mathrm")
+
+
+def _core_text(text: str) -> str:
+    return _CORE_STRIP.sub("", text).lower()

@@ -1,0 +1,137 @@
+"""The cues an answer is stated with, their weights, and the patterns that find them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# The final answer lives at the end; a first-line answer at the start.
+TAIL_CHARS = 3000
+
+
+HEAD_CHARS = 300
+
+
+# A box holding more than this is not a final answer; stops brace matching early.
+MAX_BOX_CHARS = 400
+
+
+# How far after an answer marker the stated answer may run.
+MAX_STATEMENT_CHARS = 160
+
+
+# Bold text counts as an answer only near the end.
+CLOSING_CHARS = 300
+
+
+# A first line longer than this is prose, not an answer given up front.
+MAX_FIRST_LINE_CHARS = 48
+
+
+# Cues, strongest first. Weight 3 commits; weight 2 is an answer put plainly; weight 1 is what
+# the last sentence happens to say.
+FINAL_MARKER = "final_marker"
+
+
+ANSWER_MARKER = "answer_marker"
+
+
+BOXED = "boxed"
+
+
+BOLD = "bold"
+
+
+FIRST_LINE = "first_line"
+
+
+CONCLUSION = "conclusion"
+
+
+STATEMENT = "statement"
+
+
+LAST_SENTENCE = "last_sentence"
+
+
+# Cues of sentences that state something without committing to it as the answer.
+PLAIN_CUES = frozenset({STATEMENT, LAST_SENTENCE})
+
+
+WEIGHTS = {
+    FINAL_MARKER: 3,
+    ANSWER_MARKER: 3,
+    BOXED: 3,
+    BOLD: 2,
+    FIRST_LINE: 2,
+    CONCLUSION: 2,
+    STATEMENT: 2,
+    LAST_SENTENCE: 1,
+}
+
+
+BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+
+
+FINAL_MARKER_PATTERN = re.compile(
+    r"(?:\bfinal\s+answer|réponse\s+finale|respuesta\s+final|resposta\s+final|最终答案"
+    r"|^[ \t]*#{4})[\s*:：]*(?:is\b|est\b|es\b|é\b)?[\s*:：]*",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+ANSWER_MARKER_PATTERN = re.compile(
+    r"(?:\b(?:the\s+)?answer\s*(?:is\b|:|=)|\bcorrect\s+(?:answer|option|choice)\s+is\b"
+    r"|\b(?:answer|option|choice)\s+is\b|\bla\s+réponse\s+est\b|\bréponse\s*:|\bla\s+respuesta\s+es\b"
+    r"|\brespuesta\s*:|\ba\s+resposta\s+é\b|\bresposta\s*:|\bdie\s+antwort\s+ist\b|\bantwort\s*:"
+    r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：))[\s*:：]*",
+    re.IGNORECASE,
+)
+# Substrings (lower-cased) that every match of the marker patterns contains.
+FINAL_MARKER_HINTS = ("final", "####", "finale", "最终")
+ANSWER_MARKER_HINTS = (
+    "answer",
+    "option",
+    "choice",
+    "réponse",
+    "respuesta",
+    "resposta",
+    "antwort",
+    "ответ",
+    "答案",
+    "答え",
+)
+
+
+# A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does.
+SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One place the output states an answer."""
+
+    text: str  # the stated answer, raw (delimiters and words still there)
+    start: int  # offset in the output
+    cue: str
+    in_think: bool = False  # inside a <think> block: reasoning, not the reply
+
+    @property
+    def weight(self) -> int:
+        return WEIGHTS[self.cue]
+
+
+def boxes(text: str) -> Iterator[tuple[int, str]]:
+    """(start, content) of each closed top-level box, in order."""
+    position = 0
+    while (match := BOX.search(text, position)) is not None:
+        depth, index = 1, match.end()
+        limit = min(len(text), index + MAX_BOX_CHARS)
+        while index < limit and depth:
+            depth += (text[index] == "{") - (text[index] == "}")
+            index += 1
+        content = text[match.end() : index - 1].strip()
+        if not depth and content:
+            yield match.start(), content
+        position = index

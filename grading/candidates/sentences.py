@@ -1,0 +1,237 @@
+"""Reading sentences for the answer they state: after a marker, on the first line, and in the
+last sentence (its predicate, a conclusion clause, a label and colon, a line of mathematics).
+
+Each function takes a bounded window of the output and returns a Candidate or text; every
+pattern is linear-time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grading.candidates.cues import (
+    ANSWER_MARKER_PATTERN,
+    BOX,
+    CONCLUSION,
+    FINAL_MARKER_PATTERN,
+    FIRST_LINE,
+    HEAD_CHARS,
+    LAST_SENTENCE,
+    MAX_FIRST_LINE_CHARS,
+    MAX_STATEMENT_CHARS,
+    SENTENCE_END,
+    STATEMENT,
+    Candidate,
+    boxes,
+)
+
+_CONCLUSION_WORDS = re.compile(
+    r"^\W*(?:so|thus|therefore|hence|consequently|overall|in total|in all|altogether|donc"
+    r"|por lo tanto|portanto|also|所以|因此)\b[\s,:]*",
+    re.IGNORECASE,
+)
+
+
+# A sentence that opens like this is an aside, not the conclusion.
+_DIGRESSION = re.compile(
+    r"^\s*\((?=[A-Z]?[a-z]+\s)|^\W*(?:by the way|incidentally|as an aside|fun fact|side note"
+    r"|note that|p\.?s\.?"
+    r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
+    r"|to (?:check|verify)|double[- ]check(?:ing)?|sanity check)\b",
+    re.IGNORECASE,
+)
+
+
+MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
+
+
+# A line that opens with a short label and a colon states what the label names.
+_OPTION_LINE = re.compile(r"^\s*\(?[A-E]\)?\s*[.:)]\s*\S")
+
+
+_LABEL = re.compile(r"^[\s*]*[A-Za-z][A-Za-z ]{1,30}\**:\**(?=\s*\S)(?![^:]*:)")
+
+
+PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+
+
+# What the last sentence says the answer is: the part after its last "is", "=" or ":".
+_VERB = re.compile(
+    r"\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
+    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|:|：|是|为",
+    re.IGNORECASE,
+)
+
+
+_STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
+
+
+# A conclusion inside a sentence: "The expression is positive, so x < 2 or x > 5".
+_INNER_CONCLUSION = re.compile(r"[,;]\s*(?:so|thus|therefore|hence)\b[\s,:]*", re.IGNORECASE)
+
+
+_FIRST_EQUALS = re.compile(r"[^=]*?=(?!=)")
+
+
+# A first line that is an answer given up front: a number with a few words of unit, a choice
+# letter, or a yes/no word.
+_FIRST_LINE_ANSWER = re.compile(
+    r"^[\s*#>]*"
+    r"(?:\$?[-−]?\$?\d[\d,.]*(?:\s*/\s*\d+)?\$?(?:\s+[A-Za-z]+){0,3}"
+    r"|\(?[A-E]\)?|yes|no|true|false|oui|non|sí|si|ja|nein)\W{0,3}$",
+    re.IGNORECASE,
+)
+
+
+_LEADING_YES_NO = re.compile(r"^[\s*#>\"'(]*(yes|no|true|false)\b", re.IGNORECASE)
+
+
+_DISPLAY_MATH = re.compile(r"(?:\\\[|\$\$)(.{0,300}?)(?:\\\]|\$\$)", re.DOTALL)
+
+
+_INLINE_MATH = re.compile(r"(?:\$|\\\()(.{0,200}?)(?:(?<!\\)\$|\\\))", re.DOTALL)
+
+
+_LEAD = re.compile(r"[\s$*:(\\\[]*")
+
+
+_TRAILING_STOP = re.compile(r"[.!?。]+$")
+
+
+_DISPLAY_BLOCK = re.compile(r"\\\[.{0,1000}?\\\]|\$\$.{0,1000}?\$\$", re.DOTALL)
+
+
+def statement_after(text: str, start: int) -> tuple[str, int]:
+    """The answer stated from ``start`` on: a box or math span right there, else the rest of
+    the sentence; and where it ends."""
+    window = text[start : start + MAX_STATEMENT_CHARS]
+    lead = _LEAD.match(window).end()
+    box = next(boxes(window), None)
+    if box is not None and box[0] <= lead:
+        return box[1], start + box[0] + len(box[1]) + 1
+    stripped = len(window) - len(window.lstrip())
+    end = SENTENCE_END.search(window, stripped)
+    sentence = window[: end.start() if end else len(window)]
+    in_sentence = list(boxes(sentence))
+    if len(in_sentence) == 1:  # "the largest integer $n$ satisfying $\boxed{n^2 < 50}$"
+        return in_sentence[0][1], start + in_sentence[0][0] + len(in_sentence[0][1]) + 1
+    for pattern in (_DISPLAY_MATH, _INLINE_MATH):
+        span = pattern.match(window, stripped)
+        # A span that runs over a sentence end is two currency signs, not mathematics.
+        if span and span.group(1).strip() and not SENTENCE_END.search(span.group(1)):
+            rest = window[span.end() :]
+            more = SENTENCE_END.search(rest)
+            tail_words = rest[: more.start() if more else len(rest)]
+            # "$12$ dollars" keeps its unit words; "$x=3$, so ..." stops at the math.
+            if tail_words.strip() and not re.match(r"\s*[,;]", tail_words):
+                return (span.group(0) + tail_words).strip(), start + span.end() + len(tail_words)
+            return span.group(0).strip(), start + span.end()
+    end = SENTENCE_END.search(window, stripped)
+    stop = end.start() if end else len(window)
+    statement = window[:stop].strip()
+    # "the answer is expected to be an integer" states no answer.
+    if statement[:1].islower() and len(statement.split()) > 4 and not re.search(r"\d", statement):
+        statement = ""
+    return statement, start + stop
+
+
+def first_line(output: str, reply_start: int) -> Candidate | None:
+    """A reply whose first line is a bare answer ("5 buses.", "No.", "(B)")."""
+    head = output[reply_start : reply_start + HEAD_CHARS]
+    stripped = head.lstrip()
+    line = stripped.split("\n", 1)[0]
+    if len(line) > MAX_FIRST_LINE_CHARS or "\n" not in stripped:
+        return None  # a one-line reply is covered by the last sentence
+    if ANSWER_MARKER_PATTERN.search(line) or FINAL_MARKER_PATTERN.search(line):
+        return None  # "Answer: B" is found as a marked answer
+    start = reply_start + len(head) - len(stripped)
+    if _FIRST_LINE_ANSWER.match(line):
+        return Candidate(line.strip(), start, FIRST_LINE)
+    yes_no = _LEADING_YES_NO.match(line)
+    if yes_no:
+        return Candidate(yes_no.group(1), start, FIRST_LINE)
+    return None
+
+
+def last_sentence(tail: str, offset: int) -> Candidate | None:
+    """What the last sentence says the answer is (a side remark after it does not count).
+
+    The predicate is what follows the sentence's last verb or colon outside mathematics; a
+    sentence that is all mathematics ("Total = 48 = 8 \\times 6") is itself the statement. A
+    last line that is a bare answer ("YES", "(B)") is stated plainly, like a first line.
+    """
+    text = _TRAILING_STOP.sub("", flatten_display(tail.rstrip()))
+    ends = [0, *(m.end() for m in SENTENCE_END.finditer(text))]
+    stop = len(text)
+    for start in reversed(ends):
+        sentence = _TRAILING_STOP.sub("", text[start:stop].rstrip())
+        stop = start
+        if not sentence.strip():
+            continue
+        if _DIGRESSION.match(sentence):
+            continue  # "By the way, my favourite number is 50."
+        if (
+            BOX.search(sentence)
+            or ANSWER_MARKER_PATTERN.search(sentence)
+            or FINAL_MARKER_PATTERN.search(sentence)
+        ):
+            return None  # a statement already found with a stronger cue
+        own_line = start == 0 or text[start - 1] == "\n"
+        return _predicate(sentence, offset + start, own_line)
+    return None
+
+
+def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
+    lead = _CONCLUSION_WORDS.match(sentence)
+    conclusive = lead is not None
+    body_start = lead.end() if lead else 0
+    body = sentence[body_start:]
+    if len(body.strip()) <= MAX_FIRST_LINE_CHARS and _FIRST_LINE_ANSWER.match(body.strip()):
+        return Candidate(body.strip(), begin + body_start, CONCLUSION)
+    if _OPTION_LINE.match(body):
+        return None  # "D: 32", one line of a list of options, states no choice
+    masked = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), body)
+    label = _LABEL.match(masked)
+    if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
+        return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
+    if len(PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
+        # A line of mathematics the output ends on ("Total = 48 = 8 \\times 6") states it.
+        cue = CONCLUSION if conclusive or own_line else LAST_SENTENCE
+        return Candidate(body.strip(), begin + body_start, cue) if body.strip() else None
+    inner = _last_match(_INNER_CONCLUSION, masked)
+    if inner is not None:  # "…, so x < 2 or x > 5": the clause after "so" concludes
+        return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)
+    # What follows the last verb that is followed by something ("the total is 42", not "as
+    # 4 × 16 would also give"), else the first equals sign ("the total = 42").
+    cut = next(
+        (
+            verb.end()
+            for verb in reversed(list(_VERB.finditer(masked)))
+            if _STATES_SOMETHING.search(masked[verb.end() :])
+        ),
+        None,
+    )
+    if cut is None and (equals := _FIRST_EQUALS.match(masked)) is not None:
+        cut = equals.end()
+    if cut is None:
+        if not conclusive and len(body.strip()) > MAX_FIRST_LINE_CHARS:
+            return None  # a sentence that states nothing in particular
+        cut = 0
+    predicate = body[cut:].strip()
+    if not predicate:
+        return None
+    cue = CONCLUSION if conclusive else (STATEMENT if cut else LAST_SENTENCE)
+    return Candidate(predicate, begin + body_start + cut, cue)
+
+
+def _last_match(pattern: re.Pattern, text: str) -> re.Match | None:
+    found = None
+    for found in pattern.finditer(text):  # noqa: B007 - the loop keeps the last match
+        pass
+    return found
+
+
+def flatten_display(text: str) -> str:
+    """``text`` with line breaks inside display math blocks turned into spaces (same length),
+    so a display block is part of the sentence that introduces it."""
+    return _DISPLAY_BLOCK.sub(lambda m: m.group(0).replace("\n", " "), text)

@@ -1,0 +1,237 @@
+"""Is a stated answer equal in value to the gold? Math-verify first, then what it misses.
+
+``compare_values(gold, answer)`` runs math-verify's parse and verify; only when they say "not
+equal" does it try, in order: text synonyms (``\\emptyset`` for "no solution"), numbers in a
+base (``(400)_5``), value-preserving rewrites of the text (repeating decimals, mixed numbers,
+angle brackets, e-notation, Unicode), structural readings of the parsed values (an equation's
+right-hand side, an inequality as the interval it describes, a column vector as a tuple,
+``i`` as the imaginary unit) and finally the numeric probe. Each step that finds equality says
+which it was (``method``), so a reviewer can see why an answer the library rejected is right.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy
+
+from grading.equivalence import probe, structure
+from grading.equivalence.rewrite import (
+    FORM_REWRITES,
+    all_rewrites,
+    base_digits,
+    thousands_separators,
+)
+from grading.evaluators.symbolic import (
+    Parsed,
+    compare,
+    equal_only_after_rounding,
+    parse_answer,
+)
+
+# Phrases that name the same non-numeric answer, by the class they belong to.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "no_solution": (
+        r"no\s+(?:real\s+)?solutions?",
+        r"\\emptyset",
+        r"\\varnothing",
+        r"\\\{\s*\\\}",
+        r"\{\s*\}",
+        r"none",
+        r"no\s+such\s+\w+",
+    ),
+    "does_not_exist": (r"d\.?n\.?e\.?", r"does\s*n[o']t\s+exist", r"undefined", r"not\s+defined"),
+    "all_reals": (
+        r"all\s+real\s+numbers",
+        r"\\mathbb\s*\{?R\}?",
+        r"\(\s*-\s*\\infty\s*,\s*\\infty\s*\)",
+        r"ℝ",
+    ),
+}
+_SYNONYM_PATTERNS = {
+    name: re.compile(rf"^(?:\\text\{{)?\s*(?:x\s*\\in\s*)?(?:{'|'.join(forms)})\s*\}}?\.?$", re.I)
+    for name, forms in _SYNONYMS.items()
+}
+_LIST = re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))|;|\\text\{\s*(?:and|or)\s*\}")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Whether two answers are equal, and how that was decided."""
+
+    equal: bool | None  # None: one side could not be read as mathematics
+    method: str = ""  # "verify", "synonym", "base", "rewrite", "structure", "numeric_probe"
+    undefined: bool = False  # a side is 0/0, nan or complex infinity: never equal
+    renamed: str = ""  # "x->t" when equal only after renaming the single variable
+    approximately: bool = False  # not equal, but every number within 1% of the gold's
+    rewrites: tuple[str, ...] = ()  # the rewrites of the text that equality needed
+    string_only: bool = False  # math-verify matched the two strings, not parsed values
+    rounded: bool = False  # equal only after rounding away a difference in magnitude
+
+    @property
+    def changes_form(self) -> bool:
+        """Equal only in another form (a structure, an identity, a repeating decimal), not
+        just another spelling of the same form."""
+        return bool(self.equal) and (
+            self.method in ("structure", "numeric_probe")
+            or bool(FORM_REWRITES.intersection(self.rewrites))
+        )
+
+
+def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Comparison:
+    """Whether ``answer`` states the value of ``gold`` (both LaTeX-ish answer strings).
+
+    A chain of equal sides (``100_{10} = (400)_5``, ``48 = 8 \\times 6``) states each of
+    them: it is equal when one side is and every side agrees with that one.
+    """
+    gold, answer = gold.strip(), answer.strip()
+    sides = _chain_sides(answer)
+    if len(sides) < 2 or _chain_sides(gold)[1:]:
+        return _compare_cached(gold, answer, allow_rename)
+    for side in reversed(sides):
+        found = _compare_cached(gold, side, allow_rename)
+        if found.equal:
+            consistent = all(
+                other is side or _compare_cached(side, other, False).equal for other in sides
+            )
+            return found if consistent else Comparison(False, found.method)
+    return _compare_cached(gold, sides[-1], allow_rename)
+
+
+def _chain_sides(text: str) -> list[str]:
+    """The sides of ``a = b = c`` split at top-level equals signs (none inside brackets)."""
+    if "=" not in text or re.search(r"[<>]|\\[lg]eq?\b|\\neq\b|\\approx", text):
+        return [text]
+    sides, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "{([") - (char in "})]")
+        if char in ",;" and depth == 0:
+            return [text]  # "x = -3, x = 2" lists answers; it is not a chain
+        if char == "=" and depth == 0:
+            sides.append(text[start:index].strip())
+            start = index + 1
+    sides = [side for side in (*sides, text[start:].strip()) if side]
+    if len(sides) > 1 and _HEAD_SIDE.fullmatch(sides[0]):
+        return sides[1:]  # "x = 2", "Total = 48 = 8 \times 6": the head is not a side
+    if len(sides) == 2 and any(_LETTERS.search(side) for side in sides):
+        return [text]  # "2x - y + 3 = 0" is an equation, not two names of one value
+    return sides
+
+
+@lru_cache(maxsize=8192)
+def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
+    if not gold or not answer:
+        return Comparison(None)
+    synonym = _synonym_class(gold), _synonym_class(answer)
+    if synonym[0] or synonym[1]:
+        if synonym[0] and synonym[0] == synonym[1]:
+            return Comparison(True, "synonym")
+        if synonym[0] and synonym[1]:
+            return Comparison(False, "synonym")
+    base = _compare_bases(gold, answer)
+    if base is not None:
+        return base
+    if _CLOCK.match(gold) or _CLOCK.match(answer):  # "4:30 p.m." is a time, not a ratio
+        return Comparison(_clock(gold) == _clock(answer), "synonym")
+    gold, answer = _decimal_commas(gold, answer)
+    gold_parsed, answer_parsed = parse_answer(gold), parse_answer(answer)
+    undefined = _undefined(gold_parsed) or _undefined(answer_parsed)
+    if undefined:
+        return Comparison(False, "verify", undefined=True)
+    verified = compare(gold_parsed, answer_parsed)
+    if verified.correct:
+        rounded = equal_only_after_rounding(verified.gold_value, verified.pred_value)
+        return Comparison(True, "verify", string_only=verified.string_only, rounded=rounded)
+    (rewritten_gold, gold_rewrites), (rewritten_answer, rewrites) = (
+        all_rewrites(gold),
+        all_rewrites(answer),
+    )
+    if not _LIST.search(gold):
+        rewritten_answer = thousands_separators(rewritten_answer)
+    if (rewritten_gold, rewritten_answer) != (gold, answer):
+        gold_parsed, answer_parsed = parse_answer(rewritten_gold), parse_answer(rewritten_answer)
+        if compare(gold_parsed, answer_parsed).correct:
+            return Comparison(True, "rewrite", rewrites=gold_rewrites + rewrites)
+    if not gold_parsed.values or not answer_parsed.values:
+        return Comparison(None)
+    return _compare_structures(gold_parsed.values[0], answer_parsed.values[0], allow_rename)
+
+
+def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Comparison:
+    """Equal values math-verify's verify does not see as equal."""
+    gold_forms, answer_forms = structure.readings(gold), structure.readings(answer)
+    for gold_form in gold_forms:
+        for answer_form in answer_forms:
+            both_values = isinstance(gold_form, sympy.Expr) and isinstance(answer_form, sympy.Expr)
+            if not both_values and structure.same(gold_form, answer_form):
+                return Comparison(True, "structure")
+    gold_value, answer_value = gold_forms[-1], answer_forms[-1]
+    if probe.numerically_equal(gold_value, answer_value):
+        return Comparison(True, "numeric_probe")
+    if structure.equivalent_equations(gold_forms[0], answer_forms[0]):
+        return Comparison(True, "numeric_probe")
+    renamed = structure.renamed(gold_value, answer_value)
+    if renamed is not None:
+        symbol_pair, renamed_answer = renamed
+        if probe.numerically_equal(gold_value, renamed_answer):
+            if allow_rename:
+                return Comparison(True, "numeric_probe", renamed=symbol_pair)
+            return Comparison(False, "numeric_probe", renamed=symbol_pair)
+    return Comparison(
+        False, "numeric_probe", approximately=structure.close(gold_value, answer_value)
+    )
+
+
+def _synonym_class(text: str) -> str:
+    cleaned = text.strip().strip("$").strip()
+    return next((name for name, p in _SYNONYM_PATTERNS.items() if p.match(cleaned)), "")
+
+
+def _compare_bases(gold: str, answer: str) -> Comparison | None:
+    """Numbers written in a base: ``(400)_5`` equals ``400_5`` and equals 100."""
+    gold_digits, answer_digits = base_digits(gold), base_digits(answer)
+    if gold_digits is None:
+        return None
+    if answer_digits is None:
+        plain = answer.strip()
+        if re.fullmatch(r"[0-9A-Fa-f]+", plain):
+            # Bare digits of the gold's base, as answers in a base usually are written.
+            return Comparison(plain.upper().lstrip("0") == gold_digits[0].lstrip("0"), "base")
+        return None
+    gold_value = int(gold_digits[0], gold_digits[1])
+    answer_value = int(answer_digits[0], answer_digits[1])
+    return Comparison(gold_value == answer_value, "base")
+
+
+_DECIMAL_COMMA = re.compile(r"^\$?(-?\d+),(\d{1,2})\$?$")
+_DECIMAL_POINT = re.compile(r"^\$?-?\d+\.\d+\$?$")
+
+
+def _decimal_commas(gold: str, answer: str) -> tuple[str, str]:
+    """``1000,99`` against ``1000.99``: a comma before one or two digits is a decimal comma
+    when the other side writes a decimal point (otherwise "1,22" may list two numbers)."""
+    if _DECIMAL_COMMA.match(gold) and _DECIMAL_POINT.match(answer):
+        return _DECIMAL_COMMA.sub(r"\1.\2", gold), answer
+    if _DECIMAL_COMMA.match(answer) and _DECIMAL_POINT.match(gold):
+        return gold, _DECIMAL_COMMA.sub(r"\1.\2", answer)
+    return gold, answer
+
+
+_HEAD_SIDE = re.compile(
+    r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
+)
+_LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
+_CLOCK = re.compile(
+    r"^\$?\s*\d{1,2}:\d{2}(?:\s*(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?)?\.*\s*\$?$", re.I
+)
+
+
+def _clock(text: str) -> str:
+    """A clock time as hours:minutes plus a.m./p.m. when given ("4:30 p.m." -> "4:30pm")."""
+    return re.sub(r"[^0-9:apm]", "", text.lower().replace("\\text", ""))
+
+
+def _undefined(parsed: Parsed) -> bool:
+    return any(probe.is_undefined(v) for v in parsed.values[:1])

@@ -1,0 +1,262 @@
+"""Value-preserving rewrites of an answer's text, tried before an "incorrect" stands.
+
+Each rewrite turns one notation math-verify does not read into one it does, without changing
+the value: a repeating decimal into a fraction, angle brackets into a tuple, ``1.2e7`` into
+``1.2\\times10^{7}``, a mixed number into an improper fraction, Unicode signs into LaTeX, number
+words into digits. Everything is a regular expression over a bounded string (linear time).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+# Answers longer than this are not rewritten: real final answers are short.
+MAX_ANSWER_CHARS = 400
+
+_UNICODE = str.maketrans(
+    {
+        "−": "-",
+        "–": "-",
+        "×": "\\times ",
+        "·": "\\cdot ",
+        "÷": "\\div ",
+        "²": "^{2}",
+        "³": "^{3}",
+        "π": "\\pi ",
+        "∞": "\\infty ",
+        "≥": "\\geq ",
+        "≤": "\\leq ",
+        "≠": "\\neq ",
+        "≈": "\\approx ",
+        "∪": "\\cup ",
+        "∩": "\\cap ",
+        "∅": "\\emptyset ",
+        "⟨": "\\langle ",
+        "⟩": "\\rangle ",
+        "°": "^\\circ ",
+        "√": "\\sqrt",
+        "ℝ": "\\mathbb{R}",
+        "¼": "\\frac{1}{4}",
+        "½": "\\frac{1}{2}",
+        "¾": "\\frac{3}{4}",
+        "⅓": "\\frac{1}{3}",
+        "⅔": "\\frac{2}{3}",
+        "⅕": "\\frac{1}{5}",
+        "⅛": "\\frac{1}{8}",
+        "⅜": "\\frac{3}{8}",
+        "⅝": "\\frac{5}{8}",
+        "⅞": "\\frac{7}{8}",
+    }
+)
+# \langle a, b \rangle anywhere; bare < and > only around a whole answer ("<1, -2>"), since
+# elsewhere they compare ("x < -1, x > 2").
+_ANGLE_TUPLE = re.compile(
+    r"\\(?:left)?\\?langle\s*(.*?)\s*\\(?:right)?\\?rangle|^\s*<\s*([^<>]*,[^<>]*)\s*>\s*$"
+)
+_REPEATING = re.compile(
+    r"(?<![\d.])(-?)(\d*)\.(\d*)(?:\\overline\s*\{(\d+)\}|\\bar\s*\{(\d+)\}|\\dot\s*\{(\d)\}"
+    r"|\((\d+)\))"
+)
+_ELLIPSIS_DECIMAL = re.compile(
+    r"(?<![\d.])(-?)(\d*)\.(\d*?)(\d{1,3})\4{2,}\s*(?:\.{3}|\\ldots|\\dots|…)"
+)
+_SET_BUILDER = re.compile(
+    r"\\\{\s*[a-z]\s*(?:\\in\s*\\mathbb\s*\{?R\}?\s*)?(?:\||\\mid|:)\s*(.+?)\s*\\\}"
+)
+_E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d{1,4})(?![\w.])")
+_MIXED_LATEX = re.compile(
+    r"(?<![\d.}^_/])(-?)(\d+)\s*(?:\\[ ,;!]\s*)*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
+)
+_MIXED_SLASH = re.compile(r"(?<![\d./^_])(-?)(\d+)\s+(\d+)\s*/\s*(\d+)(?![\d./])")
+_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:(?:\{,\}|,)\d{3})+)(?![\d,]|\{,\})")
+_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])([1-9]\d{0,2}(?:\.\d{3})+)(?![\d.,])")
+_NUMBER_WORD = re.compile(
+    r"\b(?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
+    r"|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty"
+    r"|seventy|eighty|ninety|hundred|thousand|million|and)[\s-]*)+\b",
+    re.IGNORECASE,
+)
+_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b")
+_DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*\{?\\circ\}?")
+_NESTED_LIST = re.compile(r"\[\s*((?:\[[^\[\]]*\]\s*,?\s*){2,})\]")
+_ROW = re.compile(r"\[([^\[\]]*)\]")
+_BASE = re.compile(r"^\(?([0-9A-Fa-f]+)\)?_\{?(\d{1,2})\}?$")
+
+
+def unicode_to_latex(text: str) -> str:
+    """Unicode mathematics (−, ×, √, π, ≤, ⟨⟩) in the LaTeX math-verify reads."""
+    text = text.translate(_UNICODE)
+    return re.sub(r"\\sqrt(?=\d)(\d+(?:\.\d+)?)", r"\\sqrt{\1}", text)
+
+
+def angle_brackets_to_tuple(text: str) -> str:
+    """``\\langle 1, -2 \\rangle`` and ``<1, -2>`` are the tuple ``(1, -2)``."""
+    return _ANGLE_TUPLE.sub(lambda m: f"({m.group(1) or m.group(2)})", text)
+
+
+def repeating_decimals(text: str) -> str:
+    """``0.\\overline{3}``, ``0.(3)``, ``0.1\\bar{6}`` and ``0.333...`` as exact fractions."""
+
+    def exact(sign: str, whole: str, fixed: str, period: str) -> str:
+        value = Fraction(int(whole or "0"))
+        if fixed:
+            value += Fraction(int(fixed), 10 ** len(fixed))
+        value += Fraction(int(period), (10 ** len(period) - 1) * 10 ** len(fixed))
+        value = -value if sign else value
+        return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+    def from_marks(match: re.Match) -> str:
+        period = next(g for g in match.groups()[3:] if g)
+        return exact(match.group(1), match.group(2), match.group(3), period)
+
+    def from_ellipsis(match: re.Match) -> str:
+        return exact(match.group(1), match.group(2), match.group(3), match.group(4))
+
+    text = _REPEATING.sub(from_marks, text)
+    return _ELLIPSIS_DECIMAL.sub(from_ellipsis, text)
+
+
+def set_builder(text: str) -> str:
+    """``\\{x \\in \\mathbb{R} \\mid x \\le 2\\}``: the set of x with a condition is the
+    condition, which is then read as the interval it describes."""
+    match = _SET_BUILDER.fullmatch(text.strip())
+    return match.group(1).strip() if match else text
+
+
+def e_notation(text: str) -> str:
+    """``1.2e7`` is ``1.2\\times 10^{7}``."""
+    return _E_NOTATION.sub(lambda m: f"{m.group(1)}\\times 10^{{{int(m.group(2))}}}", text)
+
+
+def mixed_numbers(text: str) -> str:
+    """``3\\frac{1}{2}`` and ``2 1/2`` are the improper fractions 7/2 and 5/2."""
+
+    def improper(sign: str, whole: str, numerator: str, denominator: str) -> str | None:
+        top, bottom = int(numerator), int(denominator)
+        if not 0 < top < bottom:
+            return None
+        value = int(whole) * bottom + top
+        return f"{sign}\\frac{{{value}}}{{{bottom}}}"
+
+    def replace(match: re.Match) -> str:
+        return improper(*match.groups()) or match.group(0)
+
+    return _MIXED_SLASH.sub(replace, _MIXED_LATEX.sub(replace, text))
+
+
+def thousands_separators(text: str) -> str:
+    """``1,234`` and ``9{,}000`` are 1234 and 9000 (three-digit groups only)."""
+    return _THOUSANDS.sub(lambda m: m.group(1).replace("{,}", "").replace(",", ""), text)
+
+
+def dotted_thousands(text: str) -> str:
+    """``12.500`` as twelve thousand five hundred, as written in much of Europe."""
+    return _DOTTED_THOUSANDS.sub(lambda m: m.group(1).replace(".", ""), text)
+
+
+def number_words(text: str) -> str:
+    """English number words ("twelve", "forty-two", "one hundred and five") as digits."""
+
+    def replace(match: re.Match) -> str:
+        value = words_to_number(match.group(0))
+        return match.group(0) if value is None else str(value)
+
+    return _NUMBER_WORD.sub(replace, text)
+
+
+_SMALL = {
+    word: index
+    for index, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+        " fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    word: 10 * index
+    for index, word in enumerate(
+        "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+    )
+    if word != "_"
+}
+_SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+
+
+def words_to_number(phrase: str) -> int | None:
+    """The integer an English number phrase names, or None when it is not one."""
+    words = [w for w in re.split(r"[\s-]+", phrase.lower()) if w and w != "and"]
+    if not words:
+        return None
+    total = current = 0
+    for word in words:
+        if word in _SMALL:
+            current += _SMALL[word]
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word in _SCALE:
+            total += max(current, 1) * _SCALE[word]
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+def degrees_in_trigonometry(text: str) -> str:
+    """``\\sin(90^\\circ - x)``: inside trigonometric functions, degrees as radians."""
+    if not _TRIG.search(text):
+        return text
+    return _DEGREES.sub(lambda m: f"\\frac{{{m.group(1)}\\pi}}{{180}}", text)
+
+
+def nested_lists_to_matrix(text: str) -> str:
+    """``[[2, 1], [4, 3]]``, a matrix written as a list of rows, as a pmatrix."""
+    match = _NESTED_LIST.fullmatch(text.strip())
+    if match is None:
+        return text
+    rows = [row.split(",") for row in _ROW.findall(match.group(1))]
+    if len({len(row) for row in rows}) != 1:
+        return text
+    body = " \\\\ ".join(" & ".join(cell.strip() for cell in row) for row in rows)
+    return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
+
+
+def base_digits(text: str) -> tuple[str, int] | None:
+    """``(400)_5``, ``400_{5}`` or ``1011_2`` as (digits, base); None for anything else."""
+    match = _BASE.match(text.strip().replace(" ", ""))
+    if not match:
+        return None
+    digits, base = match.group(1).upper(), int(match.group(2))
+    if not 2 <= base <= 16 or any(int(d, 16) >= base for d in digits):
+        return None
+    return digits, base
+
+
+# Rewrites that change the form of an answer (a fraction written as a repeating decimal),
+# not just its spelling (Unicode signs, e-notation): a problem that asks for a form cares.
+FORM_REWRITES = frozenset({"repeating_decimals", "mixed_numbers", "angle_brackets_to_tuple"})
+_ORDER = (
+    unicode_to_latex,
+    angle_brackets_to_tuple,
+    set_builder,
+    nested_lists_to_matrix,
+    repeating_decimals,
+    e_notation,
+    mixed_numbers,
+    degrees_in_trigonometry,
+)
+
+
+def all_rewrites(text: str) -> tuple[str, tuple[str, ...]]:
+    """Every value-preserving rewrite above, in an order where none undoes another, and the
+    names of those that changed something."""
+    if len(text) > MAX_ANSWER_CHARS:
+        return text, ()
+    applied = []
+    for rewrite in _ORDER:
+        rewritten = rewrite(text)
+        if rewritten != text:
+            applied.append(rewrite.__name__)
+            text = rewritten
+    return text, tuple(applied)

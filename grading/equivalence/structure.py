@@ -1,0 +1,260 @@
+"""Structural readings of parsed answers: what a SymPy value can be read as.
+
+An equation names its value on its right-hand side (``f(x) = …``), a solved inequality is the
+set it describes, a column vector is a tuple, ``x = 3, y = 1`` is a pair, ``i`` is the
+imaginary unit. ``readings`` lists a value's readings, most literal first; ``same`` decides
+two readings equal; the rest are the checks around them (equivalent equations, closeness for
+near misses, a renamed variable, an unfinished factoring).
+"""
+
+from __future__ import annotations
+
+import sympy
+from latex2sympy2_extended.sets import FiniteSet as LatexFiniteSet
+
+from grading.equivalence import probe
+from grading.evaluators.symbolic import parse_answer
+
+
+def readings(value: object) -> list[object]:
+    """The ways a parsed value can be read, most literal first, its plain value last."""
+    readings = [value]
+    value = _with_imaginary_unit(value)
+    if isinstance(value, sympy.Eq) and _is_head(value.lhs):
+        # "f^{-1}(y) = (y-3)/2", "y = 3x - 2": the right-hand side states the value; an
+        # equation such as "7 = 11a + c" or "a + 3z = 0" is a relation, not a value.
+        value = value.rhs
+        readings.append(value)
+    solutions = _assignments(value)
+    if solutions is not None:
+        readings.append(solutions)
+        value = solutions
+    as_set = _as_set(value)
+    if as_set is not None:
+        readings.append(as_set)
+        value = as_set
+    vector = _as_tuple(value)
+    if vector is not None:
+        readings.append(vector)
+        value = vector
+    if isinstance(value, sympy.Interval) and value.left_open and value.right_open:
+        # "(1, 5)" parses as an open interval but is as often the ordered pair
+        readings.append(sympy.Tuple(value.start, value.end))
+    if readings[-1] is not value:
+        readings.append(value)
+    return readings
+
+
+def _is_head(side: object) -> bool:
+    """A symbol, a function of symbols (``f(x)``, ``f^{-1}(y)``) or a derivative: the name of
+    what an equation gives the value of."""
+    if isinstance(side, sympy.Symbol | sympy.Derivative):
+        return True
+    if isinstance(side, sympy.Pow) and side.exp == -1:  # f^{-1}(y) parses as 1/f(y)
+        side = side.base
+    return isinstance(side, sympy.Function | sympy.core.function.AppliedUndef) and all(
+        isinstance(a, sympy.Symbol) for a in side.args
+    )
+
+
+def equivalent_equations(gold: object, answer: object) -> bool:
+    """Two equations of the same curve: ``2x + 4y - 3 = 0`` and ``y = -x/2 + 3/4`` have
+    left-minus-right sides that are a constant multiple of each other."""
+    if not isinstance(gold, sympy.Eq) or not isinstance(answer, sympy.Eq):
+        return False
+    first, second = gold.lhs - gold.rhs, answer.lhs - answer.rhs
+    if not first.free_symbols or first.free_symbols != second.free_symbols:
+        return False
+    try:
+        ratio = sympy.simplify(first / second)
+    except Exception:
+        return False
+    return bool(ratio.is_number and ratio != 0 and ratio.is_finite)
+
+
+def close(gold: object, answer: object) -> bool:
+    """Every number of ``answer`` within 1% of the gold's, in the same structure (a number,
+    a tuple or vector, an interval); for "approximately right" doubts, never for equality."""
+    pairs = _number_pairs(gold, answer)
+    # Two different integers or fractions are simply different; "nearly" needs a decimal
+    # (a rounded value) or a gold that is not rational (an exact value rounded).
+    if not pairs or not any(
+        a.has(sympy.Float) or not (g.is_rational or g.has(sympy.Float)) for g, a in pairs
+    ):
+        return False
+    try:
+        return all(
+            abs(g - a) <= sympy.Rational(1, 100) * max(abs(g), abs(a), sympy.Rational(1, 100))
+            for g, a in ((sympy.N(g, 20), sympy.N(a, 20)) for g, a in pairs)
+        )
+    except (TypeError, ValueError):
+        return False
+
+
+def _number_pairs(gold: object, answer: object) -> list[tuple]:
+    if isinstance(gold, sympy.Expr) and isinstance(answer, sympy.Expr):
+        if gold.is_number and answer.is_number and gold.is_real and answer.is_real:
+            return [(gold, answer)]
+        return []
+    if isinstance(gold, sympy.Interval) and isinstance(answer, sympy.Interval):
+        if (gold.left_open, gold.right_open) != (answer.left_open, answer.right_open):
+            return []
+        parts = [(gold.start, answer.start), (gold.end, answer.end)]
+        finite = [(g, a) for g, a in parts if g.is_finite or a.is_finite]
+        return finite if all(g.is_finite and a.is_finite for g, a in finite) else []
+    gold_parts, answer_parts = _as_tuple(gold), _as_tuple(answer)
+    if gold_parts is not None and len(gold_parts) == 1:  # "(\\begin{pmatrix}...)"
+        return _number_pairs(gold_parts[0], answer)
+    if answer_parts is not None and len(answer_parts) == 1:
+        return _number_pairs(gold, answer_parts[0])
+    if gold_parts is not None and answer_parts is not None and len(gold_parts) == len(answer_parts):
+        pairs = []
+        for g, a in zip(gold_parts, answer_parts, strict=True):
+            inner = _number_pairs(g, a)
+            if not inner:
+                return []
+            pairs.extend(inner)
+        return pairs
+    return []
+
+
+def _with_imaginary_unit(value: object) -> object:
+    """``i`` read as the imaginary unit (the parser makes it a symbol, with or without
+    assumptions)."""
+    if not isinstance(value, sympy.Basic):
+        return value
+    units = [s for s in getattr(value, "free_symbols", ()) if s.name == "i"]
+    if not units:
+        return value
+    try:
+        return value.subs({unit: sympy.I for unit in units})
+    except Exception:
+        return value
+
+
+def _assignments(value: object) -> object | None:
+    """``x = -3, x = 2`` as the set {-3, 2}; ``x = 3, y = 1`` as the tuple (3, 1), in the
+    order of the variables' names."""
+    if not isinstance(value, sympy.FiniteSet | LatexFiniteSet) or not value.args:
+        return None
+    if not all(isinstance(a, sympy.Eq) and isinstance(a.lhs, sympy.Symbol) for a in value.args):
+        return None
+    names = {a.lhs.name for a in value.args}
+    if len(names) == 1:
+        return sympy.FiniteSet(*(a.rhs for a in value.args))
+    if len(names) == len(value.args):
+        return sympy.Tuple(*(a.rhs for a in sorted(value.args, key=lambda a: a.lhs.name)))
+    return None
+
+
+def _as_set(value: object) -> object | None:
+    """An inequality, or several joined by "or", as the set of reals it describes."""
+    try:
+        if isinstance(value, sympy.Rel | sympy.And | sympy.Or) and _solved(value):
+            return value.as_set()
+        if (
+            isinstance(value, sympy.FiniteSet | LatexFiniteSet)
+            and value.args
+            and all(isinstance(a, sympy.Rel) and _solved(a) for a in value.args)
+        ):
+            symbols = set().union(*(a.free_symbols for a in value.args))
+            if len(symbols) == 1:
+                return sympy.Union(*(a.as_set() for a in value.args))
+    except Exception:  # as_set refuses relations it cannot solve
+        return None
+    return None
+
+
+def _solved(relation: object) -> bool:
+    """``x < 3``, ``3 > x``, ``-1 < x < 2``: a relation solved for its one variable; ``2x + 3
+    > 7`` restates a problem and is not read as the set it describes."""
+    if isinstance(relation, sympy.And | sympy.Or):
+        return all(_solved(part) for part in relation.args)
+    if not isinstance(relation, sympy.Rel) or len(relation.free_symbols) != 1:
+        return False
+    sides = (relation.lhs, relation.rhs)
+    return any(isinstance(side, sympy.Symbol) for side in sides) and any(
+        side.is_number for side in sides
+    )
+
+
+def factoring_incomplete(gold: str, answer: str) -> bool:
+    """An answer equal to a factored gold that is less factored: fewer factors with a
+    variable, or a factor with a common numeric factor left inside (``(2x - 2)(x + 4)``)."""
+    gold_value, answer_value = parse_answer(gold).values, parse_answer(answer).values
+    if not gold_value or not answer_value:
+        return False
+    gold_factors, answer_factors = _factors(gold_value[0]), _factors(answer_value[0])
+    if gold_factors is None or answer_factors is None:
+        return False
+    gold_contents = {_content(f) for f in gold_factors}
+    return len(answer_factors) < len(gold_factors) or (
+        gold_contents == {1} and any(_content(f) != 1 for f in answer_factors)
+    )
+
+
+def _factors(value: object) -> list | None:
+    if not isinstance(value, sympy.Expr) or not value.free_symbols:
+        return None
+    parts = value.args if isinstance(value, sympy.Mul) else (value,)
+    factors = []
+    for part in parts:
+        base, exponent = part.as_base_exp()
+        if base.free_symbols:
+            factors.extend(
+                [base] * int(exponent) if exponent.is_Integer and exponent > 0 else [part]
+            )
+    return factors
+
+
+def _content(factor: object) -> object:
+    try:
+        return abs(factor.as_content_primitive()[0])
+    except Exception:
+        return 1
+
+
+def _as_tuple(value: object) -> sympy.Tuple | None:
+    """A row or column vector as the tuple of its entries."""
+    if isinstance(value, sympy.MatrixBase) and 1 in value.shape:
+        return sympy.Tuple(*value)
+    if isinstance(value, tuple):
+        return sympy.Tuple(*value)
+    return None
+
+
+def same(first: object, second: object) -> bool:
+    if first is second:
+        return True
+    try:
+        if isinstance(first, sympy.Tuple) and isinstance(second, sympy.Tuple):
+            return len(first) == len(second) and all(
+                same(a, b) for a, b in zip(first, second, strict=True)
+            )
+        if isinstance(first, sympy.FiniteSet) and isinstance(second, sympy.FiniteSet):
+            return len(first) == len(second) and all(
+                any(same(a, b) for b in second.args) for a in first.args
+            )
+        if isinstance(first, sympy.Set) and isinstance(second, sympy.Set):
+            return bool(first == second) or bool(
+                sympy.simplify(sympy.Complement(first, second)) == sympy.S.EmptySet
+                and sympy.simplify(sympy.Complement(second, first)) == sympy.S.EmptySet
+            )
+        if isinstance(first, sympy.Expr) and isinstance(second, sympy.Expr):
+            return probe.numerically_equal(first, second) is True
+    except Exception:  # sympy cannot decide: not shown equal
+        return False
+    return False
+
+
+def renamed(gold: object, answer: object) -> tuple[str, object] | None:
+    """The answer with its one variable renamed to the gold's, when each has exactly one."""
+    if not isinstance(gold, sympy.Expr) or not isinstance(answer, sympy.Expr):
+        return None
+    gold_symbols, answer_symbols = gold.free_symbols, answer.free_symbols
+    if len(gold_symbols) != 1 or len(answer_symbols) != 1 or gold_symbols == answer_symbols:
+        return None
+    (old,), (new,) = answer_symbols, gold_symbols
+    if len(old.name) > 1 or len(new.name) > 1 or old.name.isupper() or new.name.isupper():
+        return None  # words ("Saturday") and labels ("E"), not variables
+    return f"{old}->{new}", answer.subs(old, new)

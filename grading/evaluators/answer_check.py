@@ -1,0 +1,189 @@
+"""``answer_check``: MathJury's own grader, the jury's first juror.
+
+It grades the answer the output states (``grading.candidates``), not whatever a library's
+extraction found, and compares it with the gold by value (``grading.equivalence``): an answer
+in another notation is right, and the rewrite or the numeric probe that showed it is named in
+the signals. It also says which other evaluators read that same answer, so the jury can tell
+a literal comparison that failed (not a real disagreement) from a different reading of the
+output (a real one). For choice golds it reads the committed letter or yes/no, checks a letter
+against the value it names and a yes/no against hedges and self-contradiction.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from grading.answer_type import classify, is_multi_part
+from grading.answers import StatedAnswer, is_sentence, read_answer
+from grading.candidates import Candidates
+from grading.equivalence.check import Comparison, compare_values
+from grading.equivalence.rewrite import thousands_separators
+from grading.evaluators import forms
+from grading.evaluators.committed_choice import DECLINES, grade_choice
+from grading.evaluators.nearmiss import near_miss_signals
+from grading.gold import gold_is_suspect
+from grading.types import (
+    CHOICE_ANSWER_TYPES,
+    SINGLE_VALUE_TYPES,
+    AnswerType,
+    Evaluation,
+    Sample,
+    Status,
+    Verdict,
+)
+
+# Evaluators whose reading of the output is compared with the stated answer.
+MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex", "exact"})
+_CENTS = re.compile(r"cents?|¢|c", re.IGNORECASE)
+_DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
+
+
+class AnswerCheck:
+    """The stated final answer, compared with the gold by value."""
+
+    name = "answer_check"
+    version = "1"
+
+    def evaluate_in_context(
+        self, sample: Sample, candidates: Candidates, evaluations: tuple[Evaluation, ...]
+    ) -> Evaluation:
+        """Grade ``sample`` from its candidates; ``evaluations`` are the others' results."""
+        started = time.perf_counter()
+        kind = classify(sample.gold)
+        if kind in CHOICE_ANSWER_TYPES:
+            fields = grade_choice(sample, kind, candidates, evaluations)
+        else:
+            fields = _grade_math(sample, kind, candidates, evaluations)
+        return Evaluation(
+            evaluator=self.name,
+            version=self.version,
+            ms=(time.perf_counter() - started) * 1000,
+            **fields,
+        )
+
+
+def _grade_math(
+    sample: Sample,
+    kind: AnswerType,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> dict:
+    gold = sample.gold.strip()
+    final = candidates.final
+    if final is None:
+        return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "no stated answer"}
+    multi_part = is_multi_part(sample.gold)
+    stated = read_answer(_joined_parts(candidates, multi_part) or final.text)
+    shown = {
+        "extracted": stated.expression,
+        "extracted_latex": stated.expression,
+        "gold_latex": gold,
+    }
+    signals: list[str] = []
+    if stated.hedged and multi_part:  # "either 3 or 5" for the gold "3, 5" lists its values
+        stated = read_answer(", ".join(stated.alternatives))
+    elif stated.hedged:
+        signals.append("hedged")
+    if kind is not AnswerType.TEXT and is_sentence(stated.expression):
+        return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
+    comparison = _compare(gold, stated)
+    if comparison.equal is None:
+        return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
+    correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
+    signals.extend(_comparison_signals(comparison, stated, sample.problem))
+    signals.extend(forms.unit_signals(gold, stated))
+    if correct:
+        signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
+    if not correct:
+        if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
+            signals.append("multiple_answers")  # "7 and 13" where one value is asked
+        signals.extend(near_miss_signals(sample, gold, stated, candidates))
+        if gold_is_suspect(gold, sample.problem):
+            signals.append("gold_suspect")
+    if DECLINES.search(final.text) or DECLINES.search(sample.output[-300:]):
+        signals.append("declined")
+    return {
+        **shown,
+        "status": Status.OK,
+        "verdict": Verdict.CORRECT if correct else Verdict.INCORRECT,
+        "signals": tuple(dict.fromkeys(signals)),
+        **(_other_readings(stated, final.weight, candidates, evaluations) if correct else {}),
+        "detail": f"equal by {comparison.method}" if comparison.equal else "",
+    }
+
+
+def _lists_values(expression: str) -> bool:
+    """True for "7 and 13" or "3, 5", not for "14{,}916" or "32,\\! 349"."""
+    return is_multi_part(thousands_separators(re.sub(r"\\[!,;]|(?<=,)\s+", "", expression)))
+
+
+def _compare(gold: str, stated: StatedAnswer) -> Comparison:
+    comparison = compare_values(gold, stated.expression, allow_rename=bool(stated.head_variable))
+    if comparison.equal is False and stated.approximation:
+        rounded = compare_values(gold, stated.approximation)
+        if rounded.equal:
+            return rounded
+    if comparison.equal is False and _CENTS.fullmatch(stated.units) and _DOLLARS.search(gold):
+        # "60 cents" for "$0.60": one amount of money in the smaller unit
+        in_dollars = compare_values(gold, f"\\frac{{{stated.expression}}}{{100}}")
+        if in_dollars.equal:
+            return in_dollars
+    return comparison
+
+
+def _comparison_signals(comparison: Comparison, stated: StatedAnswer, problem: str) -> list[str]:
+    found = []
+    if comparison.undefined:
+        found.append("undefined_value")
+    if comparison.renamed and not comparison.equal:
+        found.append("variable_name")
+    if comparison.approximately and not forms.demands_exact_form(problem):
+        # A decimal where the question asks for an exact value is simply wrong.
+        found.append("approximate_answer")
+    if comparison.equal and comparison.method == "numeric_probe":
+        found.append("numeric_probe")
+    if comparison.string_only:
+        found.append("string_fallback")
+    if comparison.rounded:
+        found.append("rounding_match")
+    return found
+
+
+def _other_readings(
+    stated: StatedAnswer,
+    weight: int,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> dict[str, tuple[str, ...]]:
+    """Of the evaluators that reject an answer shown correct, which read the stated answer
+    itself (equal in value) and which read a value the output never states as an answer
+    although it states one plainly (weight 2 or more). Only those can explain a disagreement
+    to the jury, so the others are not compared."""
+    same, misread = [], []
+    evaluations = tuple(e for e in evaluations if e.verdict is Verdict.INCORRECT)
+    parts = {read_answer(box.text).expression for box in candidates.closing_boxes()}
+    stated_values = [read_answer(c.text).expression for c in candidates.standing]
+    stated_values = [value for value in stated_values if not is_sentence(value)]
+    for evaluation in evaluations:
+        if evaluation.evaluator not in MATH_READERS or not evaluation.extracted.strip():
+            continue
+        theirs = read_answer(evaluation.extracted).expression
+        if _equal(stated.expression, theirs):
+            same.append(evaluation.evaluator)
+        elif theirs in parts or (
+            weight >= 2 and not any(_equal(value, theirs) for value in stated_values)
+        ):
+            # Only part of an answer stated in several boxes, or a value stated nowhere.
+            misread.append(evaluation.evaluator)
+    return {"same_reading": tuple(same), "misread": tuple(misread)}
+
+
+def _equal(first: str, second: str) -> bool:
+    return first == second or bool(compare_values(first, second).equal)
+
+
+def _joined_parts(candidates: Candidates, multi_part: bool) -> str:
+    """For a gold of several parts stated in several closing boxes, those boxes as one."""
+    boxes = candidates.closing_boxes() if multi_part else ()
+    return ", ".join(box.text for box in boxes)

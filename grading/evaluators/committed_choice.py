@@ -1,0 +1,214 @@
+"""answer_check for letter and yes/no golds: the option or word the output commits to.
+
+The committed letter is the first of the final statement (later letters are options ruled
+out); a bare value names the one option that has it. A yes/no comes from the statements the
+output makes plainly, and is in doubt when hedged, changed, or denied by its own explanation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grading import options
+from grading.answers import read_answer
+from grading.candidates import Candidates
+from grading.equivalence.check import compare_values
+from grading.evaluators import choice
+from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
+
+_YES_NO_WORD = re.compile(
+    r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
+    re.IGNORECASE,
+)
+
+
+_POLARITY = {"yes": True, "true": True, "oui": True, "sí": True, "ja": True, "correct": True}
+
+
+# Words of a yes/no question that are not its subject or predicate.
+_QUESTION_WORDS = frozenset(
+    "answer true false this that these those with from have does than then there their what"
+    " which when where statement correct always never more less most least".split()
+)
+
+
+_YES_NO_HEDGE = re.compile(
+    r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
+    r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
+    r"|more or less|kind of|sort of)\b",
+    re.IGNORECASE,
+)
+
+
+DECLINES = re.compile(
+    r"\b(?:not (?:confident|sure|certain)|cannot (?:determine|decide|tell|be sure)"
+    r"|can't (?:determine|decide|tell)|none of the (?:options|choices|answers)|i don't know"
+    r"|unable to (?:determine|decide))\b",
+    re.IGNORECASE,
+)
+
+
+def grade_choice(
+    sample: Sample,
+    kind: AnswerType,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> dict:
+    gold_choice = choice.gold_choice(sample.gold)
+    if gold_choice is None:
+        return {"status": Status.NO_ANSWER, "detail": "not a choice question"}
+    expected = gold_choice[1]
+    if kind is AnswerType.YES_NO:
+        answer, signals = _committed_yes_no(sample, candidates)
+    else:
+        answer, signals = _committed_letter(sample, candidates)
+    if answer is None:
+        return {"status": Status.NO_ANSWER, "gold_latex": expected, "signals": tuple(signals)}
+    return {
+        "misread": _choice_misreads(answer, kind, candidates, evaluations),
+        "status": Status.OK,
+        "verdict": Verdict.CORRECT
+        if answer == expected and "hedged" not in signals
+        else Verdict.INCORRECT,
+        "extracted": answer,
+        "extracted_latex": answer,
+        "gold_latex": expected,
+        "signals": tuple(dict.fromkeys(signals)),
+    }
+
+
+def _choice_misreads(
+    answer: str,
+    kind: AnswerType,
+    candidates: Candidates,
+    evaluations: tuple[Evaluation, ...],
+) -> tuple[str, ...]:
+    """The choice evaluator, when it took a letter or word the output never commits to (the
+    "(A)" a discussion of each option opens with) while the output commits plainly."""
+    if candidates.final is None or candidates.final.weight < 2:
+        return ()
+    stated = set()
+    for candidate in candidates.weighty():
+        if kind is AnswerType.LETTER:
+            stated.update(options.named_letters(candidate.text)[:1])
+        else:
+            stated.update(
+                "yes" if _polarity(m.group(1)) else "no"
+                for m in _YES_NO_WORD.finditer(candidate.text[:80])
+            )
+    return tuple(
+        e.evaluator
+        for e in evaluations
+        if e.evaluator == "choice"
+        and e.extracted
+        and e.extracted != answer
+        and e.extracted not in stated
+    )
+
+
+def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
+    listed = options.problem_options(sample.problem)
+    signals = []
+    weighty = [c for c in candidates.standing if c.weight >= 2]
+    final = candidates.final
+    letter = None
+    if final is not None:
+        letters = options.named_letters(final.text) if listed or final.weight >= 2 else []
+        if options.offers_several(final.text):  # "(A) or (C)", "B: 12 or D: 24"
+            signals.append("hedged")
+        if letters:
+            # The letter it opens with; later ones are options it rules out ("D, not A").
+            letter = letters[0]
+            value = options.strip_letter(final.text)
+            named = _option_with_value(listed, value)
+            if named and named != letter:
+                signals.append("letter_value_mismatch")
+        elif listed:
+            letter = _option_with_value(listed, final.text)
+    earlier = {
+        named
+        for c in weighty
+        if c is not final
+        for named in options.named_letters(c.text)[:1]
+        if listed or c.weight >= 3
+    }
+    if letter and earlier - {letter}:
+        signals.append("multiple_answers")
+    if letter is None:
+        letter, _ = choice.committed_answer("letter", sample.output)
+    if DECLINES.search(sample.output[-300:]):
+        signals.append("declined")
+    return letter, signals
+
+
+def _option_with_value(listed: dict[str, str], value: str) -> str | None:
+    """The one option whose text has the value of ``value`` ("12" names "B) 12")."""
+    stated = read_answer(value).expression
+    if not stated or not listed:
+        return None
+    matching = [
+        letter
+        for letter, text in listed.items()
+        if _normal(text) == _normal(stated)
+        or compare_values(read_answer(text).expression, stated).equal
+    ]
+    return matching[0] if len(matching) == 1 else None
+
+
+def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
+    signals = []
+    polarities = []
+    for candidate in candidates.standing:
+        words = {_polarity(m.group(1)) for m in _YES_NO_WORD.finditer(candidate.text[:80])}
+        if len(words) == 1 and candidate.weight >= 2:
+            polarities.append((candidate, words.pop()))
+        elif len(words) > 1 and candidate is candidates.final:
+            signals.append("hedged")
+    if polarities:
+        answer = polarities[-1][1]
+        if len({p for _, p in polarities}) > 1:
+            signals.append("multiple_answers")
+    else:
+        committed, _ = choice.committed_answer("yes_no", sample.output)
+        answer = None if committed is None else committed == "yes"
+    # Hedges in the answer itself ("Mostly true."), in its first or last statement; the
+    # explanation may well say "generally" without hedging the answer.
+    opening = re.split(r"(?<=[.!?])\s|\n", sample.output[:400].lstrip(), maxsplit=1)[0][:80]
+    stated = [c.text for c in candidates.weighty()] + [opening]
+    if candidates.final is not None:
+        stated.append(candidates.final.text[:80])
+    if any(_YES_NO_HEDGE.search(text) for text in stated):
+        signals.append("hedged")
+    if answer is not None and _contradicts_question(sample, answer):
+        signals.append("contradicts_itself")
+    if answer is None:
+        return None, signals
+    return ("yes" if answer else "no"), signals
+
+
+def _contradicts_question(sample: Sample, answer: bool) -> bool:
+    """A "yes" whose explanation denies the question's own term ("Is glass crystalline?" …
+    "Yes. … so it is not crystalline")."""
+    if not answer:
+        return False
+    terms = {
+        word.lower()
+        for word in re.findall(r"[A-Za-z][A-Za-z-]{3,}", sample.problem[-300:])
+        if not word.lower().startswith(("non", "un", "in")) and word.lower() not in _QUESTION_WORDS
+    }
+    for term in terms:
+        if re.search(
+            rf"\b(?:not|n't|never|isn't|aren't|no)\s+(?:\w+\s+){{0,2}}{re.escape(term)}",
+            sample.output[-600:],
+            re.I,
+        ):
+            return True
+    return False
+
+
+def _polarity(word: str) -> bool:
+    return _POLARITY.get(word.lower(), False)
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\s$\\{}]|\\text|\\mathrm", "", text).lower()

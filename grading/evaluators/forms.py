@@ -1,0 +1,206 @@
+"""Form doubts: an answer equal to the gold in value, written in a form that may not count.
+
+Whether ``0.375`` answers "as a common fraction", ``\\sqrt{12}`` answers "simplify", or
+``3x - 2`` answers "the equation of the line" is a convention of the question, not a matter
+of value, so these rows go to a person; the question's own words decide when to ask. Regular
+expressions only.
+"""
+
+from __future__ import annotations
+
+import re
+from math import gcd
+
+from grading.answers import StatedAnswer
+from grading.equivalence.check import Comparison, compare_values
+from grading.equivalence.structure import factoring_incomplete
+
+# The question asks for a form.
+_FORM_REQUEST = re.compile(
+    r"\bcommon fraction|\bsimplest (?:radical )?form|\bradical form|\binterval notation"
+    r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b|\bas a decimal"
+    r"|\bmixed number|\bscientific notation|\bexpanded form|\bfactored form|\bslope-intercept"
+    r"|\bstandard form|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
+    r"fraction|\bas a percent|\bin lowest terms",
+    re.IGNORECASE,
+)
+# The question makes simplifying the task ("Simplify √72", "Factor completely").
+_SIMPLIFY_REQUEST = re.compile(
+    r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e",
+    re.IGNORECASE,
+)
+_FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
+_EXPAND_REQUEST = re.compile(r"\bexpand|\bmultiply out|\bin expanded form", re.IGNORECASE)
+_FRACTION_PARTS = re.compile(
+    r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|(?<![\d.])(\d{1,9})/(\d{1,9})(?![\d.])"
+)
+_VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+_COMMANDS = re.compile(r"\\[A-Za-z]+|\\text\{[^{}]*\}")
+# One equation with a named left side ("y = 3x - 2"), not a list of assignments.
+_EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)[^=,;]*$")
+_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
+_PERCENT = re.compile(r"\\%|%|\bpercent\b")
+_DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
+_PI = re.compile(r"\\pi|π")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_CLOSED_AT_INFINITY = re.compile(r"\[\s*-\s*\\infty|\\infty\s*\]")
+_SET_BRACES = re.compile(r"^\\?\{.*,.*\\?\}$")
+# The question makes the values a set: their order does not matter.
+_ANY_ORDER = re.compile(
+    r"\ball (?:the )?(?:real |possible |integer |complex )?(?:solutions|roots|values|zeros"
+    r"|numbers)|\bany order\b|\bseparated by commas\b|\bsolutions?\b|\broots\b|\bsolve\b",
+    re.IGNORECASE,
+)
+_RADICAND = re.compile(r"\\sqrt\s*\{?\s*(\d{1,6})\s*\}?")
+# The notation an answer is written in, by the first pattern that matches.
+_NOTATIONS = (
+    ("matrix", re.compile(r"\\begin\{[pbvBV]?matrix\}")),
+    ("interval", re.compile(r"^[\[(][^,]*,[^,]*[\])]$|\\cup")),
+    ("inequality", re.compile(r"[<>]|\\[lg]eq?\b")),
+    ("scientific", re.compile(r"\\times\s*10\^|\d[eE][+-]?\d")),
+    ("percent", re.compile(r"\\%|%")),
+    ("radical", re.compile(r"\\sqrt")),
+    ("fraction", re.compile(r"\\[dt]?frac|^-?\d+\s*/\s*\d+$")),
+    ("decimal", re.compile(r"^-?\d*\.\d+$")),
+    ("tuple", re.compile(r"^\(.*,.*\)$")),
+)
+
+
+_EXACT_FORM_REQUEST = re.compile(
+    r"\bexact\b|\bin terms of\b|simplest (?:radical )?form|radical form|common fraction"
+    r"|as a (?:reduced |simplified )?fraction",
+    re.IGNORECASE,
+)
+
+
+def demands_exact_form(problem: str) -> bool:
+    """True when the question asks for an exact form ("exact value", "in terms of pi")."""
+    return _EXACT_FORM_REQUEST.search(problem[-2000:]) is not None
+
+
+def form_signals(
+    gold: str, stated: StatedAnswer, comparison: Comparison, problem: str
+) -> list[str]:
+    """Doubts about an answer already shown equal to the gold."""
+    found = []
+    asks_form = _FORM_REQUEST.search(problem[-2000:]) is not None
+    # Notations are compared for values only: "y = 0.5x - 1" and "y = \frac12 x - 1" are one
+    # equation in one form.
+    other_notation = _is_value(gold) and notation(gold) != notation(stated.expression)
+    if asks_form and (comparison.changes_form or other_notation):
+        found.append("form_requested")
+    if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
+        found.append("equation_expected")
+    request = problem[-2000:]
+    simplify = _SIMPLIFY_REQUEST.search(request) is not None
+    factor = _FACTOR_REQUEST.search(request) is not None
+    expand = _EXPAND_REQUEST.search(request) is not None
+    if (
+        (simplify and less_simplified(gold, stated.expression))
+        or (factor and factoring_incomplete(gold, stated.expression))
+        or (expand and factoring_incomplete(stated.expression, gold))
+    ):
+        found.append("form_differs")
+    if stated.compound:
+        found.append("unit_mismatch")  # "37 min 30 s" for 37.5 (minutes)
+    if _CLOSED_AT_INFINITY.search(stated.expression):
+        found.append("interval_notation")  # "[4, \infty]"
+    if gold.strip().strip("$").startswith(("(", "\\left(")) and _SET_BRACES.match(
+        stated.expression.strip()
+    ):
+        found.append("order_lost")  # "{3, 4}" for the ordered pair (3, 4)
+    elif not _ANY_ORDER.search(problem[-2000:]) and _reordered(gold, stated.expression):
+        found.append("order_lost")  # "10, 4, -2" for "4, 10, -2", with no "all solutions"
+    if _PERCENT.search(gold) and not _PERCENT.search(stated.raw) and _scaled(gold, stated):
+        found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
+    return found
+
+
+def _reordered(gold: str, answer: str) -> bool:
+    """The same values as the gold's list, in another order (a list of pairs or an interval
+    is a set, whose order does not matter)."""
+    if notation(gold) == "interval" or "(" in gold.strip().strip("$")[1:]:
+        return False
+    gold_parts, answer_parts = _top_level_parts(gold), _top_level_parts(answer)
+    if len(gold_parts) < 2 or len(gold_parts) != len(answer_parts):
+        return False
+    in_order = all(
+        compare_values(g, a).equal for g, a in zip(gold_parts, answer_parts, strict=True)
+    )
+    return not in_order
+
+
+def _top_level_parts(text: str) -> list[str]:
+    text = text.strip().strip("$").strip()
+    if text[:1] in "([" and _closing(text) == len(text) - 1:
+        text = text[1:-1]
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "{([") - (char in "})]")
+        if char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _closing(text: str) -> int:
+    """Where the bracket that opens ``text`` closes (-1 when it never does)."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0:
+            return index
+    return -1
+
+
+def _scaled(gold: str, stated: StatedAnswer) -> bool:
+    """The answer's number is not the gold's: equal only because a percent is a hundredth."""
+    gold_numbers, answer_numbers = _NUMBER.findall(gold), _NUMBER.findall(stated.expression)
+    return bool(gold_numbers and answer_numbers) and gold_numbers[0] != answer_numbers[0]
+
+
+def unit_signals(gold: str, stated: StatedAnswer) -> list[str]:
+    """Doubts about the unit or the digits of an answer, whatever its verdict."""
+    found = []
+    answer = stated.raw
+    if (_PI.search(gold) and _DEGREES.search(answer)) or (
+        _DEGREES.search(gold) and _PI.search(answer)
+    ):
+        found.append("unit_mismatch")
+    dotted = _DOTTED_THOUSANDS.search(answer)
+    if dotted and compare_values(gold, dotted.group(0).replace(".", "")).equal:
+        found.append("number_format")  # "12.500" where the gold is 12500
+    return found
+
+
+def _is_value(text: str) -> bool:
+    """A number in any notation (no variables): where "as a decimal" or "as a fraction" applies."""
+    return not _VARIABLE.search(_COMMANDS.sub("", text))
+
+
+def notation(text: str) -> str:
+    """The notation an answer is written in ("fraction", "decimal", "interval", …)."""
+    text = text.strip().strip("$").strip()
+    return next((name for name, pattern in _NOTATIONS if pattern.search(text)), "plain")
+
+
+def less_simplified(gold: str, answer: str) -> bool:
+    """True when the answer keeps a radical with a square factor that the gold resolved,
+    leaves like radicals uncombined, leaves a fraction unreduced, or writes as a fraction what
+    the gold writes without one."""
+    for match in _FRACTION_PARTS.finditer(answer):
+        numerator, denominator = (g for g in match.groups() if g is not None)
+        if gcd(int(numerator), int(denominator)) > 1:
+            return True  # "\frac{15}{90}" for "\frac{1}{6}"
+    reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer))
+    if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold)):
+        return True
+    radicals = _RADICAND.findall(answer)
+    if len(radicals) != len(set(radicals)) and len(_RADICAND.findall(gold)) < len(radicals):
+        return True  # "\sqrt{2} + 4\sqrt{2}" for "5\sqrt{2}"
+    return notation(answer) == "fraction" and notation(gold) in ("plain", "radical")
+
+
+def _has_square_factor(n: int) -> bool:
+    return n < 10**6 and any(n % (k * k) == 0 for k in range(2, int(n**0.5) + 1))

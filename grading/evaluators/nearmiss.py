@@ -1,0 +1,176 @@
+"""Near misses: an "incorrect" that a person should see, because the gold is almost there.
+
+Each check looks at one way a right answer can fail a comparison of values: the gold stated
+elsewhere as an answer, the same number rounded to another precision or written in another
+unit, an integration constant, or a problem that admits many right answers.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from grading.answers import StatedAnswer, read_answer
+from grading.candidates import Candidates
+from grading.equivalence.check import compare_values
+from grading.equivalence.rewrite import all_rewrites
+from grading.types import Sample
+
+_DECIMAL = re.compile(r"^-?\d+(?:\.(\d+))?$")
+_CONSTANT = re.compile(r"\s*\+\s*C\b|\s*\+\s*c\b")
+_MANY_ANSWERS = re.compile(
+    r"\b(?:an? (?:nonzero |non-zero |unit |possible )?(?:vector|example|solution|value|pair|point)"
+    r" (?:that|which|such|orthogonal|perpendicular|with|for|satisfying)|give an example|any (?:one|of|such)"
+    r"|one possible|find an? (?:integer|number|value|function|polynomial) (?:that|which|such)"
+    r"|a possible value)\b",
+    re.IGNORECASE,
+)
+# Ratios between units of the same quantity (time, length, mass, money, percent).
+_UNIT_RATIOS = frozenset(
+    Fraction(r) for r in (60, 3600, 24, 7, 12, 100, 1000, 10, 10_000, 1_000_000, Fraction(1, 60))
+) | frozenset(Fraction(1, r) for r in (3600, 24, 7, 12, 100, 1000, 10, 10_000, 1_000_000))
+# Units a quantity can be converted between (an answer "10 units" names no real unit).
+_UNIT_WORD = re.compile(
+    r"\b(?:m?m|cm|km|m|g|kg|mg|s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|weeks?"
+    r"|months?|years?|dollars?|cents?|percent|%|ml|l|liters?|litres?|meters?|metres?"
+    r"|centimeters?|kilometers?|grams?|kilograms?|inch(?:es)?|feet|foot|ft|yards?|miles?)"
+    r"(?:\^?\{?[23]\}?|²|³)?(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_PERCENT = re.compile(r"\\%|%|\bpercent\b", re.IGNORECASE)
+_PI = re.compile(r"\\pi|π")
+_FRACTION = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
+_COMPOUND_TIME = re.compile(
+    r"(?:(\d+(?:\.\d+)?)\s*(?:h|hours?|hrs?)\b)?\s*(?:(\d+(?:\.\d+)?)\s*(?:min|minutes?|m)\b)?"
+    r"\s*(?:(\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)\b)?",
+    re.IGNORECASE,
+)
+
+
+def near_miss_signals(
+    sample: Sample, gold: str, stated: StatedAnswer, candidates: Candidates
+) -> list[str]:
+    """Review reasons for an answer that is not the gold but nearly is."""
+    found = []
+    if _gold_stated_elsewhere(gold, candidates):
+        found.append("gold_stated_elsewhere")
+    if _rounds_to(gold, stated.expression):
+        found.append("rounding_differs")
+    if _other_unit(gold, stated):
+        found.append("unit_mismatch")
+    if _only_constant_differs(gold, stated.expression):
+        found.append("constant_of_integration")
+    if _MANY_ANSWERS.search(_question(sample.problem)):
+        found.append("many_answers")
+    return found
+
+
+def _question(problem: str) -> str:
+    """The request itself: the problem's last paragraph ("One possible card is:" earlier in
+    the statement is an illustration, not a request for any answer)."""
+    paragraphs = [p for p in problem.strip().split("\n\n") if p.strip()]
+    return paragraphs[-1][-400:] if paragraphs else ""
+
+
+def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
+    final = candidates.final
+    for candidate in candidates.weighty():
+        if candidate is final:
+            continue
+        if compare_values(gold, read_answer(candidate.text).expression).equal:
+            return True
+    return False
+
+
+def _rounds_to(gold: str, answer: str) -> bool:
+    """Equal once the more precise number is rounded to the other's decimal places; an exact
+    answer (``33.\\overline{3}``, ``\\frac{100}{3}``) counts as the more precise."""
+    gold_match = _DECIMAL.match(_plain(gold))
+    answer_value = _value(answer)
+    if not gold_match or answer_value is None:
+        return False
+    gold_value = Fraction(_plain(gold))
+    answer_match = _DECIMAL.match(_plain(answer))
+    gold_places = len(gold_match.group(1) or "")
+    answer_places = len(answer_match.group(1) or "") if answer_match else None
+    if answer_places == gold_places:
+        return False
+    places = gold_places if answer_places is None else min(gold_places, answer_places)
+    return round(gold_value, places) == round(answer_value, places)
+
+
+def _other_unit(gold: str, stated: StatedAnswer) -> bool:
+    """The same quantity in another unit: a unit ratio apart, a percent for a fraction, an
+    angle in radians for degrees (or the reverse), or a compound time ("37 min 30 s")."""
+    if _angle_converts(gold, stated.expression):
+        return True
+    gold_value = _value(gold)
+    if not gold_value:
+        return False
+    if gold_value in _compound_time(stated.raw):
+        return True
+    value = _value(stated.expression)
+    if not value:
+        return False
+    if _PERCENT.search(stated.raw) and _close(gold_value, value / 100):
+        return True  # "about 13.3%" for 2/15
+    return _UNIT_WORD.search(stated.units + " " + stated.raw[-30:]) is not None and (
+        gold_value / value in _UNIT_RATIOS
+    )
+
+
+def _angle_converts(gold: str, answer: str) -> bool:
+    """``\\frac{\\pi}{4}`` where 45 (degrees) is the gold, or 30 where ``\\frac{\\pi}{6}`` is."""
+    for radians, degrees in ((answer, gold), (gold, answer)):
+        if _PI.search(radians) and not _PI.search(degrees) and _number(degrees) is not None:
+            turned = f"\\frac{{({radians}) \\cdot 180}}{{\\pi}}"
+            if compare_values(_plain(degrees), turned).equal:
+                return True
+    return False
+
+
+def _value(text: str) -> Fraction | None:
+    """The exact rational value of a number, fraction or repeating decimal; None otherwise."""
+    plain = all_rewrites(_plain(text))[0]
+    number = _number(plain)
+    if number is not None:
+        return number
+    fraction = _FRACTION.fullmatch(plain)
+    if fraction is None or not int(fraction.group(2)):
+        return None  # not a fraction of integers, or 0/0 (undefined, flagged elsewhere)
+    return Fraction(int(fraction.group(1)), int(fraction.group(2)))
+
+
+def _close(first: Fraction, second: Fraction) -> bool:
+    return abs(first - second) <= Fraction(1, 100) * max(abs(first), abs(second))
+
+
+def _plain(text: str) -> str:
+    return text.strip().strip("$").replace("\\%", "").replace("%", "").strip()
+
+
+def _compound_time(text: str) -> list[Fraction]:
+    """ "37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; [] when not compound."""
+    for match in _COMPOUND_TIME.finditer(text):
+        parts = [Fraction(p) if p else None for p in match.groups()]
+        if sum(p is not None for p in parts) < 2:
+            continue
+        hours, minutes, seconds = (p or Fraction(0) for p in parts)
+        total_seconds = hours * 3600 + minutes * 60 + seconds
+        return [total_seconds / 3600, total_seconds / 60, total_seconds]
+    return []
+
+
+def _only_constant_differs(gold: str, answer: str) -> bool:
+    gold_has, answer_has = bool(_CONSTANT.search(gold)), bool(_CONSTANT.search(answer))
+    if gold_has == answer_has:
+        return False
+    return bool(compare_values(_CONSTANT.sub("", gold), _CONSTANT.sub("", answer)).equal)
+
+
+def _number(text: str) -> Fraction | None:
+    cleaned = text.strip().replace(",", "").replace("{,}", "")
+    try:
+        return Fraction(cleaned) if re.fullmatch(r"-?\d+(?:\.\d+)?(?:/\d+)?", cleaned) else None
+    except (ValueError, ZeroDivisionError):
+        return None

@@ -1,0 +1,48 @@
+"""Gold sanity: a gold answer that looks malformed, so an "incorrect" against it is in doubt.
+
+Datasets carry typos (``4:30p..``), truncated LaTeX and golds of the wrong kind for their
+question. A row whose gold is suspect is never silently "incorrect": the jury flags it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grading.evaluators.symbolic import parse_answer
+
+_STRAY_END = re.compile(r"(?:\.\.|[,;:=+\-*/^_\\(\[{]|\?)\s*$")
+_REPEATED_PUNCTUATION = re.compile(r"[?!]{2,}|,,")
+_YES_NO_QUESTION = re.compile(
+    r"^\s*(?:is|are|does|do|can|will|was|were|has|have)\b[^?]*\?\s*$", re.IGNORECASE
+)
+_NUMERIC = re.compile(r"^-?\d+(?:\.\d+)?$")
+
+
+def gold_is_suspect(gold: str, problem: str) -> bool:
+    """True when ``gold`` carries stray punctuation, unbalanced brackets, does not parse as
+    an answer at all, or is not the kind of answer its question asks for."""
+    text = gold.strip()
+    if not text:
+        return True
+    bare = text.strip("$").strip()
+    if _STRAY_END.search(bare) or _REPEATED_PUNCTUATION.search(bare) or not _balanced(bare):
+        return True
+    parsed = parse_answer(text)
+    if parsed.empty:
+        return True
+    question = problem.strip().rsplit("\n", 1)[-1][-300:]
+    return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
+
+
+def _balanced(text: str) -> bool:
+    pairs = {")": "(", "]": "[", "}": "{"}
+    depth: list[str] = []
+    for char in text:
+        if char in "([{":
+            depth.append(char)
+        elif char in pairs:
+            # Half-open intervals ("[2, 5)") close with the other kind of bracket.
+            if not depth or (depth[-1] != pairs[char] and {depth[-1], char} - set("[()]")):
+                return False
+            depth.pop()
+    return not depth

@@ -1,0 +1,69 @@
+"""The lettered options of a multiple-choice problem, and the options an answer names.
+
+"(A) 3/5 (B) 5/8", "Choices: A: 12, B: 16" and one option per line ("A) 4") are all read;
+options must run A, B, C... from the start, so a stray "A." in a sentence is not an option.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_PROBLEM_CHARS = 20_000
+MAX_OPTION_CHARS = 200
+
+_LABEL = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’(])([A-E])\s*[:.)](?=\s)")
+# An answer's option letters: "(C)", "C)", "C:", "C." or a lone capital C.
+_ANSWER_LETTER = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’\\{])([A-E])(?![\w'’])(?!\s+[a-z])")
+_OPTION_END = re.compile(r"[\s,;]+$")
+_ALTERNATIVE_LETTERS = re.compile(
+    r"^\W*\(?[A-Ea-e]\)?(?:\s*[:.)]\s*[^,;\n]{0,30}?)?\s*(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)"
+    r"\s*\(?[A-Ea-e]\)?(?![\w'’])"
+)
+
+
+def problem_options(problem: str) -> dict[str, str]:
+    """{"A": "3/5", "B": "5/8", ...} from the problem text; {} when it lists no options."""
+    text = problem[-MAX_PROBLEM_CHARS:]
+    labels = [(m, (m.group(1) or m.group(2)).upper()) for m in _LABEL.finditer(text)]
+    # The last run that starts at A and goes on letter by letter is the option list.
+    best: list[tuple[re.Match, str]] = []
+    run: list[tuple[re.Match, str]] = []
+    for match, letter in labels:
+        if letter == "A":
+            run = [(match, letter)]
+        elif run and ord(letter) == ord(run[-1][1]) + 1:
+            run.append((match, letter))
+        else:
+            continue
+        if len(run) >= 2:
+            best = list(run)
+    options = {}
+    for index, (match, letter) in enumerate(best):
+        end = best[index + 1][0].start() if index + 1 < len(best) else len(text)
+        body = text[match.end() : end]
+        if index + 1 == len(best):
+            body = body.split("\n", 1)[0]
+            body = re.split(r"(?<=\S)[.?!]\s", body, maxsplit=1)[0]
+        options[letter] = _OPTION_END.sub("", body.strip())[:MAX_OPTION_CHARS]
+    return options
+
+
+def named_letters(answer: str) -> list[str]:
+    """The option letters an answer names, in order and without repeats."""
+    letters = []
+    for match in _ANSWER_LETTER.finditer(answer):
+        letter = (match.group(1) or match.group(2)).upper()
+        if letter not in letters:
+            letters.append(letter)
+    return letters
+
+
+def offers_several(answer: str) -> bool:
+    """True when an answer opens with two options joined as alternatives: "(A) or (C)",
+    "B and D", "B: 12 or D: 24"; not "D, it cannot be A or B"."""
+    return _ALTERNATIVE_LETTERS.match(answer) is not None
+
+
+def strip_letter(answer: str) -> str:
+    """The answer without its option label: "(C) 70°" is "70°"."""
+    return re.sub(r"^\s*\(?[A-Ea-e]\)?\s*[:.)]?\s*", "", answer, count=1).strip()
