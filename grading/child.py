@@ -8,13 +8,14 @@ and the child answers, in this order for each row::
 
     {"t": "config", "names": [...], "versions": [...]}    once per evaluator set, before rows
     {"t": "eval", "id": id, "evaluation": {...}}           one per evaluator, as each finishes
-    {"t": "done", "id": id, "findings": [...], "graded": {...}, "recycle": false}
+    {"t": "done", "id": id, "graded": {...}, "recycle": false}
     {"t": "fail", "id": id, "detail": "..."}               instead of "done" if a step crashed
     {"t": "config_error", "detail": "..."}                 the evaluators could not be built
 
-Rows run back to back, so the parent times a row from the end of the one before. "eval"
-lines are buffered and reach the parent with the row's "done" (one write per row), or within
-FLUSH_INTERVAL once a row runs long, so a row that is killed still shows what finished.
+Each row goes through ``pipeline.grade_sample``. Rows run back to back, so the parent times
+a row from the end of the one before. "eval" lines are buffered and reach the parent with the
+row's "done" (one write per row), or within FLUSH_INTERVAL once a row runs long, so a row
+that is killed still shows what finished.
 The child starts with {"t": "ready"} and exits when its stdin closes. Time and memory are
 bounded by the parent (wall clock, by killing this process group) and by the address-space
 limit set here; ``recycle`` asks the parent to replace a child whose heap ran out once.
@@ -33,17 +34,13 @@ import time
 from collections.abc import Sequence
 from typing import BinaryIO
 
-from grading import answer_type, detectors, jury
+from grading import pipeline
 from grading.evaluators import Evaluator, build_evaluators
-from grading.pipeline import OUT_OF_MEMORY_DETAIL, run_evaluator
-from grading.types import Sample, Status
+from grading.types import Evaluation, Sample, Status
 
 # Exit status when the child's own loop runs out of memory outside an evaluator.
 EXIT_OUT_OF_MEMORY = 75
 FLUSH_INTERVAL = 0.1
-# String-only evaluators never hang, so they run first: a row stopped at its time limit
-# still shows their verdicts.
-STRING_EVALUATORS = frozenset({"exact", "choice"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,20 +96,19 @@ class _RowGrader:
 
     def _grade_row(self, row_id: int, sample: Sample, evaluators: Sequence[Evaluator]) -> None:
         self.row_started = time.monotonic()
+        ran_out = False
+
+        def stream(evaluation: Evaluation) -> None:
+            nonlocal ran_out
+            ran_out = ran_out or (
+                evaluation.status is Status.ERROR
+                and evaluation.detail == pipeline.OUT_OF_MEMORY_DETAIL
+            )
+            message = {"t": "eval", "id": row_id, "evaluation": evaluation.to_dict()}
+            _send(self.out, message, flush=False)
+
         try:
-            kind = answer_type.classify(sample.gold)
-            finished = {}
-            for evaluator in sorted(evaluators, key=lambda e: e.name not in STRING_EVALUATORS):
-                evaluation = run_evaluator(evaluator, sample)
-                finished[evaluator.name] = evaluation
-                _send(
-                    self.out,
-                    {"t": "eval", "id": row_id, "evaluation": evaluation.to_dict()},
-                    flush=False,
-                )
-            evaluations = tuple(finished[e.name] for e in evaluators)
-            findings = detectors.detect(sample, kind, evaluations)
-            graded = jury.decide(kind, evaluations, findings)
+            graded = pipeline.grade_sample(sample, evaluators, on_evaluation=stream)
         except MemoryError:
             self.row_started = None
             _send(self.out, {"t": "fail", "id": row_id, "detail": "out of memory"})
@@ -123,18 +119,9 @@ class _RowGrader:
             _send(self.out, {"t": "fail", "id": row_id, "detail": detail})
             return
         self.row_started = None
-        ran_out = any(
-            e.status is Status.ERROR and e.detail == OUT_OF_MEMORY_DETAIL for e in evaluations
-        )
         _send(
             self.out,
-            {
-                "t": "done",
-                "id": row_id,
-                "findings": list(findings),
-                "graded": graded.to_dict(),
-                "recycle": ran_out,
-            },
+            {"t": "done", "id": row_id, "graded": graded.to_dict(), "recycle": ran_out},
         )
 
 
