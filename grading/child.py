@@ -34,7 +34,7 @@ import time
 from collections.abc import Sequence
 from typing import BinaryIO
 
-from grading import pipeline
+from grading import pipeline, stage_profile
 from grading.evaluators import Evaluator, build_evaluators
 from grading.types import Evaluation, Sample, Status
 
@@ -45,6 +45,7 @@ FLUSH_INTERVAL = 0.1
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
+    stage_profile.start("child")
     _limit_address_space(args.memory_mb)
     # Ctrl-C in a terminal is the parent's to handle; it then closes or kills this child.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                 grader.grade_batch(json.loads(line))
     except MemoryError:
         return EXIT_OUT_OF_MEMORY
+    stage_profile.dump()
     return 0
 
 

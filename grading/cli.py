@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from grading import stage_profile
 from grading.batch import grade_many
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
 from grading.sample_file import MissingColumnError, RowError, SampleRow, read_sample_file
@@ -32,6 +33,7 @@ class UsageError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    stage_profile.start("parent")
     args = _parser().parse_args(argv)
     try:
         return args.handler(args)
@@ -41,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted; nothing written", file=sys.stderr)
         return 130
+    finally:
+        stage_profile.dump()
 
 
 def _parser() -> argparse.ArgumentParser:
