@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
 import psutil
@@ -50,6 +51,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement")
     parser.add_argument("--copies", type=int, default=10, help="copies of the 800 rows")
     parser.add_argument("--profile", action="store_true", help="also print the stage profile")
+    parser.add_argument(
+        "--engine",
+        type=Path,
+        metavar="DIR",
+        help="also measure the command line of another checkout (say, before a change)",
+    )
     parser.add_argument("--loop", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.loop:
@@ -60,12 +67,16 @@ def main() -> None:
         distinct = write_run(Path(tmp) / "distinct.csv", args.copies, distinct=True)
         identical = write_run(Path(tmp) / "identical.csv", args.copies, distinct=False)
         rows = args.copies * 800
-        measurements = {
-            "plain math-verify loop, 1 process": lambda: run_loop(distinct),
-            "grading grade, all cores": lambda: run_cli(distinct, tmp),
-            "grading grade, --workers 1": lambda: run_cli(distinct, tmp, "--workers", "1"),
-            "grading grade, all cores, identical copy": lambda: run_cli(identical, tmp),
-        }
+        engines = {"": REPO, **({f"{args.engine.name}: ": args.engine} if args.engine else {})}
+        measurements = {"plain math-verify loop, 1 process": lambda: run_loop(distinct)}
+        for label, engine in engines.items():
+            measurements |= {
+                f"{label}grading grade, all cores": partial(run_cli, distinct, tmp, engine),
+                f"{label}grading grade, --workers 1": partial(
+                    run_cli, distinct, tmp, engine, "--workers", "1"
+                ),
+                f"{label}grading grade, identical copy": partial(run_cli, identical, tmp, engine),
+            }
         print(
             f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start; "
             f"{rows} rows; median of {args.repeat}"
@@ -77,8 +88,10 @@ def main() -> None:
         print_table(rows, results)
         print(f"load average {os.getloadavg()[0]:.1f} at the end")
         if args.profile:
-            for label, extra in (("all cores", ()), ("--workers 1", ("--workers", "1"))):
-                print_profile(label, rows, profile_cli(distinct, tmp, *extra))
+            for label, engine in engines.items():
+                for workers, extra in (("all cores", ()), ("--workers 1", ("--workers", "1"))):
+                    profile = profile_cli(distinct, tmp, engine, *extra)
+                    print_profile(f"{label}{workers}", rows, profile)
 
 
 def write_run(path: Path, copies: int, *, distinct: bool) -> Path:
@@ -121,10 +134,12 @@ def run_loop(path: Path) -> dict:
     return {**result, "seconds": loop["seconds"], "p99_ms": p99(loop["per_row_ms"])}
 
 
-def run_cli(path: Path, tmp: str, *extra: str, environment: dict | None = None) -> dict:
+def run_cli(
+    path: Path, tmp: str, engine: Path, *extra: str, environment: dict | None = None
+) -> dict:
     output = Path(tmp) / "graded.jsonl"
     command = [sys.executable, "-m", "grading", "grade", str(path), "-o", str(output), *extra]
-    result = run_measured(command, environment)
+    result = run_measured(command, engine, environment)
     per_row = []
     with output.open(encoding="utf-8") as file:
         for line in file:
@@ -134,11 +149,11 @@ def run_cli(path: Path, tmp: str, *extra: str, environment: dict | None = None) 
     return {**result, "p99_ms": p99(per_row)}
 
 
-def run_measured(command: list[str], environment: dict | None = None) -> dict:
+def run_measured(command: list[str], cwd: Path = REPO, environment: dict | None = None) -> dict:
     """Run ``command`` to its end, timing it and sampling the PSS of its process tree."""
-    env = {**os.environ, **(environment or {})}
+    env = {**os.environ, **(environment or {}), "PYTHONPATH": str(cwd)}
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, text=True, env=env)
     peak = 0
     done = threading.Event()
 
@@ -185,49 +200,49 @@ def print_table(rows: int, results: dict[str, list[dict]]) -> None:
     print("runs (s):", "; ".join(f"{name}: {times}" for name, times in spread.items()))
 
 
-def profile_cli(path: Path, tmp: str, *extra: str) -> dict:
+def profile_cli(path: Path, tmp: str, engine: Path, *extra: str) -> dict:
     """One command-line run with stage timers on; the figures of every process it started."""
-    directory = Path(tmp) / f"profile{'-'.join(extra)}"
-    result = run_cli(path, tmp, *extra, environment={PROFILE_VARIABLE: str(directory)})
+    directory = Path(tempfile.mkdtemp(prefix="profile-", dir=tmp))
+    environment = {PROFILE_VARIABLE: str(directory)}
+    result = run_cli(path, tmp, engine, *extra, environment=environment)
     processes = [json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))]
     return {"seconds": result["seconds"], "processes": processes}
 
 
 def print_profile(label: str, rows: int, profile: dict) -> None:
-    parents = [p for p in profile["processes"] if p["role"] == "parent"]
-    children = [p for p in profile["processes"] if p["role"] == "child"]
     print(f"\nstage profile, {label}: {rows} rows in {profile['seconds']:.2f} s end to end")
-    if parents:
-        parent = parents[0]
-        before_main = profile["seconds"] - parent["wall"]
-        print_stages(
-            "parent (the command)",
-            parent,
-            rows,
-            {"exit, and start-up not seen by the kernel clock": before_main},
-        )
-    if children:
-        merged = {"wall": sum(c["wall"] for c in children), "stages": defaultdict(dict)}
-        for child in children:
-            for stage, figures in child["stages"].items():
-                entry = merged["stages"][stage]
-                entry["seconds"] = entry.get("seconds", 0.0) + figures["seconds"]
-                entry["calls"] = entry.get("calls", 0) + figures["calls"]
-        print_stages(f"children ({len(children)} processes, times summed)", merged, rows, {})
+    print(f"  {'':<44}{'wall s':>8}{'CPU s':>8}{'CPU us/row':>12}")
+    by_role = defaultdict(list)
+    for process in profile["processes"]:
+        by_role[process["role"]].append(process)
+    for parent in by_role["parent"][:1]:
+        unseen = {"exit, and start-up the kernel clock missed": profile["seconds"] - parent["wall"]}
+        print_stages("the command (parent)", [parent], rows, unseen)
+    if by_role["forkserver"]:
+        print_stages("fork server (imports, warm-up)", by_role["forkserver"], rows, {})
+    if by_role["child"]:
+        title = f"children ({len(by_role['child'])} processes, summed)"
+        print_stages(title, by_role["child"], rows, {})
 
 
-def print_stages(title: str, process: dict, rows: int, extra: dict[str, float]) -> None:
-    stages = {name: figures["seconds"] for name, figures in process["stages"].items()}
-    accounted = sum(stages.values())
-    stages["unaccounted (loop overhead, idle)"] = max(0.0, process["wall"] - accounted)
-    stages.update(extra)
-    total = sum(stages.values())
-    print(f"  {title}: {total:.2f} s")
-    for name, seconds in sorted(stages.items(), key=lambda item: -item[1]):
-        print(
-            f"    {name:<40}{seconds:>8.3f} s{seconds / rows * 1e6:>9.0f} us/row"
-            f"{seconds / total * 100:>6.1f}%"
-        )
+def print_stages(title: str, processes: list[dict], rows: int, extra: dict[str, float]) -> None:
+    """Stages summed over ``processes``, largest first; what no stage covers is listed too."""
+    stages: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for process in processes:
+        for name, figures in process["stages"].items():
+            stages[name][0] += figures.get("wall", figures.get("seconds", 0.0))
+            stages[name][1] += figures.get("cpu", 0.0)
+    wall = sum(p["wall"] for p in processes)
+    cpu = sum(p.get("cpu", 0.0) for p in processes)
+    stages["not in any stage"] = [
+        max(0.0, wall - sum(w for w, _ in stages.values())),
+        max(0.0, cpu - sum(c for _, c in stages.values())),
+    ]
+    for name, seconds in extra.items():
+        stages[name] = [max(0.0, seconds), 0.0]
+    print(f"  {title}: {wall + sum(extra.values()):.2f} s wall, {cpu:.2f} s CPU")
+    for name, (stage_wall, stage_cpu) in sorted(stages.items(), key=lambda item: -item[1][0]):
+        print(f"    {name:<42}{stage_wall:>8.3f}{stage_cpu:>8.3f}{stage_cpu / rows * 1e6:>12.0f}")
 
 
 if __name__ == "__main__":
