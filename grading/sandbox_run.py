@@ -10,6 +10,7 @@ to its replacement.
 
 from __future__ import annotations
 
+import re
 import selectors
 import signal
 import time
@@ -28,10 +29,24 @@ if TYPE_CHECKING:
 # Rows sent to a child in one message; small enough that a kill resends little. A child gets
 # its next batch while still on the current one, so it never waits for the parent.
 ROWS_PER_BATCH = 8
+# What a grading of an undefined value looks like in the evaluations' text and LaTeX: NaN,
+# complex infinity, a zero denominator, a division by zero, arithmetic on infinities. SymPy
+# answers questions about such values (is 0*(1/0) zero?) differently depending on what the
+# process computed before, so these rows are graded again, each in a fresh child.
+_UNDEFINED = re.compile(
+    r"\\text\{NaN\}|\\tilde\{\\infty\}|\}\{0\}|\bzoo\b|\bnan\b|/\s*0(?![\d.])"
+    r"|0 \\infty|\\infty [+-] \\infty|\\frac\{\\infty\}"
+)
 
 
 class GradingRun:
-    """The event loop of one ``SandboxPool.grade`` call."""
+    """The event loop of one ``SandboxPool.grade`` call.
+
+    Rows whose grading met an undefined value are graded again at the end, each alone in a
+    child freshly forked from the fork server (``one_row_per_child``), whose state is the same
+    in every run: their result then depends on the row alone, not on which rows the child
+    graded before (see ``_UNDEFINED``).
+    """
 
     def __init__(
         self,
@@ -44,8 +59,11 @@ class GradingRun:
         affinity: Sequence[Hashable] | None,
         weights: Sequence[int] | None,
         progress: Callable[[int, int], None] | None,
+        one_row_per_child: bool = False,
     ) -> None:
         self.pool = pool
+        self.one_row_per_child = one_row_per_child
+        self.undefined_rows: list[int] = []
         self.samples = samples
         self.evaluators = evaluators
         self.options = options
@@ -61,6 +79,27 @@ class GradingRun:
         self.selector = selectors.DefaultSelector()
 
     def run(self) -> list[GradedSample]:
+        self._run_loop()
+        if self.undefined_rows:
+            self._grade_alone(self.undefined_rows)
+        return self.results  # type: ignore[return-value]
+
+    def _grade_alone(self, rows: list[int]) -> None:
+        again = GradingRun(
+            self.pool,
+            [self.samples[row] for row in rows],
+            evaluators=self.evaluators,
+            options=self.options,
+            timeout=self.timeout,
+            affinity=None,
+            weights=None,
+            progress=None,
+            one_row_per_child=True,
+        )
+        for row, graded in zip(rows, again.run(), strict=True):
+            self.results[row] = graded
+
+    def _run_loop(self) -> None:
         try:
             for slot, child in enumerate(self.pool._children):
                 if child is not None:
@@ -80,7 +119,6 @@ class GradingRun:
             raise
         finally:
             self.selector.close()
-        return self.results  # type: ignore[return-value]
 
     # --- sending work -------------------------------------------------------------------
 
@@ -90,10 +128,16 @@ class GradingRun:
             child = self.pool._children[slot]
             if child is not None and len(child.inflight) > ROWS_PER_BATCH:
                 continue
+            if self.one_row_per_child and child is not None and child.busy:
+                continue
             size = max(1, min(ROWS_PER_BATCH, -(-unsent // self.pool.workers)))
-            rows = self._take(slot, size)
+            rows = self._take(slot, 1 if self.one_row_per_child else size)
             if not rows:
                 continue
+            if self.one_row_per_child and child is not None:  # it has graded: not fresh
+                self._unwatch(child)
+                self.pool._retire(slot)
+                child = None
             if child is None:
                 child = self.pool._start_child(slot)
             if not child.busy:
@@ -172,7 +216,10 @@ class GradingRun:
     def _on_message(self, child: _Child, message: dict) -> None:
         kind = message["t"]
         if kind == "done":
-            self._finish(child, GradedSample.from_dict(message["graded"]), message["at"])
+            graded = GradedSample.from_dict(message["graded"])
+            row = self._finish(child, graded, message["at"])
+            if not self.one_row_per_child and _involves_undefined(graded):
+                self.undefined_rows.append(row)
             child.recycle = child.recycle or message["recycle"]
             if not child.busy:
                 self._maybe_recycle(child)
@@ -192,7 +239,7 @@ class GradingRun:
             graded = self._decide_unfinished(child, Status.ERROR, message["detail"], finished)
             self._finish(child, graded, message["at"])
 
-    def _finish(self, child: _Child, graded: GradedSample, ended: float | None = None) -> None:
+    def _finish(self, child: _Child, graded: GradedSample, ended: float | None = None) -> int:
         row = child.inflight.popleft()
         # The next row started when this one ended (the child's clock is the same clock),
         # unless the child was idle until work reached it after that.
@@ -204,10 +251,12 @@ class GradingRun:
         self.weight_done += self.weights[row]
         if self.progress is not None:
             self.progress(self.weight_done, self.weight_total)
+        return row
 
     def _maybe_recycle(self, child: _Child) -> None:
         if (
             child.recycle
+            or self.one_row_per_child
             or child.rows_graded >= self.pool.max_rows_per_child
             or child.rss_mb() > self.pool.recycle_rss_mb
         ):
@@ -291,6 +340,15 @@ class GradingRun:
         kind = answer_type.classify(self.samples[row].gold)
         finding = "timeout" if status is Status.TIMEOUT else "evaluator_error"
         return jury.decide(kind, tuple(received), (finding,))
+
+
+def _involves_undefined(graded: GradedSample) -> bool:
+    return any(
+        _UNDEFINED.search(text)
+        for e in graded.evaluations
+        for text in (e.extracted, e.extracted_latex, e.gold_latex)
+        if text
+    )
 
 
 def _shard(count: int, affinity: Sequence[Hashable] | None, workers: int) -> list[deque[int]]:
