@@ -46,11 +46,17 @@ FLUSH_INTERVAL = 0.1
 
 def encode(message: dict) -> bytes:
     """One protocol line. orjson is several times faster than json; it refuses lone
-    surrogates, which json escapes."""
+    surrogates, which json escapes (an ``orjson.Fragment`` holds JSON encoded already)."""
     try:
         return orjson.dumps(message) + b"\n"
     except TypeError:
-        return json.dumps(message).encode("ascii") + b"\n"
+        return json.dumps(message, default=_fragment_value).encode("ascii") + b"\n"
+
+
+def _fragment_value(value: object) -> object:
+    if isinstance(value, orjson.Fragment):
+        return json.loads(orjson.dumps([value])[1:-1])
+    raise TypeError(f"cannot encode {type(value).__name__}")
 
 
 def decode(line: bytes) -> dict:
@@ -167,17 +173,25 @@ class _RowGrader:
     def _grade_row(self, row_id: int, sample: Sample, evaluators: Sequence[Evaluator]) -> None:
         self.record.start_row(row_id, time.monotonic())
         finished: list[Evaluation] = []
+        encoded: dict[int, tuple[Evaluation, orjson.Fragment]] = {}
 
         def keep(evaluation: Evaluation) -> None:
             finished.append(evaluation)
-            self.record.add(encode(evaluation.to_dict()), time.monotonic())
+            line = encode(evaluation.to_dict())
+            self.record.add(line, time.monotonic())
+            encoded[id(evaluation)] = (evaluation, orjson.Fragment(line[:-1]))
+
+        def as_encoded(evaluation: Evaluation) -> object:
+            """Each evaluation is serialised once, for the row record, and reused here."""
+            kept = encoded.get(id(evaluation))
+            return kept[1] if kept is not None and kept[0] is evaluation else evaluation.to_dict()
 
         try:
             graded = pipeline.grade_sample(sample, evaluators, on_evaluation=keep)
             message = {
                 "t": "done",
                 "id": row_id,
-                "graded": graded.to_dict(),
+                "graded": graded.to_dict(as_encoded),
                 "recycle": any(_ran_out_of_memory(e) for e in finished),
             }
         except MemoryError:

@@ -6,6 +6,7 @@ process boundary (the sandbox) and are stored by callers that know nothing of Sy
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -127,14 +128,16 @@ class GradedSample:
     def evaluation(self, name: str) -> Evaluation | None:
         return next((e for e in self.evaluations if e.evaluator == name), None)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, evaluation_as: Callable[[Evaluation], object] = Evaluation.to_dict) -> dict:
+        """JSON-ready values; ``evaluation_as`` lets a caller that already serialised the
+        evaluations (the sandbox child) put them in as they are."""
         return {
-            "auto_verdict": str(self.auto_verdict),
+            "auto_verdict": self.auto_verdict.value,
             "needs_review": self.needs_review,
             "review_reasons": [r.to_dict() for r in self.review_reasons],
-            "answer_type": str(self.answer_type),
+            "answer_type": self.answer_type.value,
             "primary_evaluator": self.primary_evaluator,
-            "evaluations": {e.evaluator: e.to_dict() for e in self.evaluations},
+            "evaluations": {e.evaluator: evaluation_as(e) for e in self.evaluations},
         }
 
     @classmethod
