@@ -16,6 +16,8 @@ Each measurement runs in a fresh process, repetitions interleaved:
 Per row: the loop's time per row, and for the engine the evaluators' milliseconds per row as
 written in the output. Peak memory is the largest sampled sum of the proportional set size
 (PSS: shared pages divided among the processes sharing them) over the whole process tree.
+CPU is the user and system time of the whole process tree (the loop's includes its imports),
+which other work on the machine changes far less than the wall clock.
 ``--profile`` runs both command lines once more with per-stage timers (grading.stage_profile)
 and prints where the parent and the children spend their time.
 """
@@ -26,6 +28,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -152,6 +155,7 @@ def run_cli(
 def run_measured(command: list[str], cwd: Path = REPO, environment: dict | None = None) -> dict:
     """Run ``command`` to its end, timing it and sampling the PSS of its process tree."""
     env = {**os.environ, **(environment or {}), "PYTHONPATH": str(cwd)}
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, text=True, env=env)
     peak = 0
@@ -177,7 +181,10 @@ def run_measured(command: list[str], cwd: Path = REPO, environment: dict | None 
     sampler.join()
     if process.returncode:
         raise SystemExit(f"{' '.join(command)} failed with status {process.returncode}")
-    return {"seconds": seconds, "peak_mb": peak / 2**20, "stdout": stdout}
+    # Every process of the tree was waited for by its parent, so its CPU time is counted here.
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(getattr(cpu_after, f) - getattr(cpu_before, f) for f in ("ru_utime", "ru_stime"))
+    return {"seconds": seconds, "cpu": cpu, "peak_mb": peak / 2**20, "stdout": stdout}
 
 
 def p99(values: list[float]) -> float:
@@ -187,13 +194,17 @@ def p99(values: list[float]) -> float:
 
 def print_table(rows: int, results: dict[str, list[dict]]) -> None:
     baseline = statistics.median(r["seconds"] for r in next(iter(results.values())))
-    print(f"{'measurement':<44}{'seconds':>9}{'rows/s':>9}{'x loop':>8}{'p99 ms':>8}{'peak MB':>9}")
+    print(
+        f"{'measurement':<44}{'seconds':>9}{'rows/s':>9}{'x loop':>8}{'p99 ms':>8}"
+        f"{'peak MB':>9}{'CPU s':>8}"
+    )
     for name, runs in results.items():
         seconds = statistics.median(r["seconds"] for r in runs)
         print(
             f"{name:<44}{seconds:>9.2f}{rows / seconds:>9.0f}{baseline / seconds:>8.2f}"
             f"{statistics.median(r['p99_ms'] for r in runs):>8.1f}"
-            f"{max(r['peak_mb'] for r in runs):>9.0f}",
+            f"{max(r['peak_mb'] for r in runs):>9.0f}"
+            f"{statistics.median(r['cpu'] for r in runs):>8.2f}",
             flush=True,
         )
     spread = {name: [round(r["seconds"], 2) for r in runs] for name, runs in results.items()}
