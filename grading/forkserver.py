@@ -43,7 +43,9 @@ STARTUP_TIMEOUT = 60.0
 REPLY_TIMEOUT = 10.0
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 # The order in which SymPy walks sets of facts follows string hashes; with one seed for every
-# server, a row graded alone in a fresh child gets the same result in every run.
+# server, a row graded alone in a fresh child gets the same result in every run. (A known seed
+# would let crafted text collide in a dictionary; the children's dictionaries keyed by text
+# are bounded caches, so the worst case is a slow row, which its time limit ends.)
 HASH_SEED = "0"
 _MESSAGE_BYTES = 1 << 16
 # Graded once before forking, so that every child inherits the grammar's deserialised tables
