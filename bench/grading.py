@@ -1,15 +1,25 @@
-"""Grading throughput: a plain math-verify loop against the sandboxed engine.
+"""Grading throughput from the command line, against a plain math-verify loop in the same run.
 
-    .venv/bin/python bench/grading.py [--repeat 3] [--evaluators a,b,...]
+    .venv/bin/python bench/grading.py [--repeat 3] [--copies 10] [--profile]
 
-Data: ../shared/samples/qwen25_math_cot_100x8.csv (800 real outputs, 100 problems x 8) and a
-10x copy with new ids. Methods: (a) one process calling math-verify ``parse`` + ``verify`` on
-every row; (b) ``grade_many`` with one child; (c) ``grade_many`` with a child per core. Each
-repetition runs in a fresh process, so no cache survives between them. Engine times include
-starting the children (the pool is created inside the timed region). Per-row milliseconds
-are the loop's time per row for (a) and, for the engine, the time the child spent on each
-distinct row (duplicates cost nothing). Peak memory is the highest sampled RSS of the measured
-process plus all its children.
+Data: ../shared/samples/qwen25_math_cot_100x8.csv (800 real outputs, 100 problems x 8).
+The headline run is ten copies with new ids and a first line ``Attempt k.`` added to each
+output, so no two of the 8,000 outputs are equal, as in a real run; the identical ten-fold
+copy (which the engine grades once per distinct row) is a secondary line.
+
+Each measurement runs in a fresh process, repetitions interleaved:
+- the baseline: one process calling math-verify ``parse(gold)``, ``parse(output)`` and
+  ``verify`` on every row; its time is the loop alone, after importing math-verify;
+- ``python -m grading grade`` with all default evaluators, with all cores and with
+  ``--workers 1``, timed from launching the command to its exit (start-up included).
+
+Per row: the loop's time per row, and for the engine the evaluators' milliseconds per row as
+written in the output. Peak memory is the largest sampled sum of the proportional set size
+(PSS: shared pages divided among the processes sharing them) over the whole process tree.
+CPU is the user and system time of the whole process tree (the loop's includes its imports),
+which other work on the machine changes far less than the wall clock.
+``--profile`` runs both command lines once more with per-stage timers (grading.stage_profile)
+and prints where the parent and the children spend their time.
 """
 
 from __future__ import annotations
@@ -18,11 +28,15 @@ import argparse
 import csv
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
 import psutil
@@ -32,61 +46,118 @@ REPO = Path(__file__).resolve().parent.parent
 # grading package.
 sys.path[0] = str(REPO)
 DATA = REPO.parent / "shared" / "samples" / "qwen25_math_cot_100x8.csv"
-METHODS = {
-    "a": "(a) math-verify loop",
-    "b": "(b) engine, 1 worker",
-    "c": f"(c) engine, {os.cpu_count()} workers",
-}
+PROFILE_VARIABLE = "MATHJURY_STAGE_PROFILE"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement")
-    parser.add_argument("--copies", type=int, default=10, help="size of the larger run, x800")
+    parser.add_argument("--copies", type=int, default=10, help="copies of the 800 rows")
+    parser.add_argument("--profile", action="store_true", help="also print the stage profile")
     parser.add_argument(
-        "--evaluators", default="", help="engine evaluators (default: math_verify, then all)"
+        "--engine",
+        type=Path,
+        metavar="DIR",
+        help="also measure the command line of another checkout (say, before a change)",
     )
-    parser.add_argument("--measure", nargs=2, metavar=("METHOD", "COPIES"), help=argparse.SUPPRESS)
+    parser.add_argument("--loop", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.measure:
-        method, copies = args.measure
-        print(json.dumps(measure(method, int(copies), args.evaluators)))
+    if args.loop:
+        print(json.dumps(math_verify_loop(args.loop)))
         return
 
-    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start")
-    print("engine rows/s include starting the children; 'warm' excludes it (children ready)")
-    print(
-        f"{'run':<12}{'method':<40}{'rows/s':>9}{'x (a)':>7}{'warm':>9}{'x (a)':>7}"
-        f"{'p50 ms':>8}{'p99 ms':>8}{'peak MB':>9}"
-    )
-    # The engine runs twice: with math_verify alone, the same work as (a), which shows what
-    # the sandbox, the caches and the cores add; and with the full default jury, which shows
-    # what the product costs per row.
-    evaluator_sets = [args.evaluators] if args.evaluators else ["math_verify", ""]
-    for copies in (1, args.copies):
-        baseline = None
-        for method, evaluators in [("a", ""), *[(m, e) for e in evaluator_sets for m in "bc"]]:
-            runs = [run_in_fresh_process(method, copies, evaluators) for _ in range(args.repeat)]
-            rate = statistics.median(r["rows"] / r["seconds"] for r in runs)
-            baseline = baseline or rate
-            warm = statistics.median(r["rows"] / r.get("warm_seconds", r["seconds"]) for r in runs)
-            label = METHODS[method] + (f" [{evaluators or 'all'}]" if method != "a" else "")
-            print(
-                f"{copies * 800:>5} rows   {label:<40}{rate:>9.1f}{rate / baseline:>7.2f}"
-                f"{warm:>9.1f}{warm / baseline:>7.2f}"
-                f"{statistics.median(r['p50_ms'] for r in runs):>8.1f}"
-                f"{statistics.median(r['p99_ms'] for r in runs):>8.1f}"
-                f"{max(r['peak_mb'] for r in runs):>9.0f}",
-                flush=True,
-            )
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        distinct = write_run(Path(tmp) / "distinct.csv", args.copies, distinct=True)
+        identical = write_run(Path(tmp) / "identical.csv", args.copies, distinct=False)
+        rows = args.copies * 800
+        engines = {"": REPO, **({f"{args.engine.name}: ": args.engine} if args.engine else {})}
+        measurements = {"plain math-verify loop, 1 process": lambda: run_loop(distinct)}
+        for label, engine in engines.items():
+            measurements |= {
+                f"{label}grading grade, all cores": partial(run_cli, distinct, tmp, engine),
+                f"{label}grading grade, --workers 1": partial(
+                    run_cli, distinct, tmp, engine, "--workers", "1"
+                ),
+                f"{label}grading grade, identical copy": partial(run_cli, identical, tmp, engine),
+            }
+        print(
+            f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start; "
+            f"{rows} rows; median of {args.repeat}"
+        )
+        results: dict[str, list[dict]] = defaultdict(list)
+        for _ in range(args.repeat):
+            for name, measure in measurements.items():
+                results[name].append(measure())
+        print_table(rows, results)
+        print(f"load average {os.getloadavg()[0]:.1f} at the end")
+        if args.profile:
+            for label, engine in engines.items():
+                for workers, extra in (("all cores", ()), ("--workers 1", ("--workers", "1"))):
+                    profile = profile_cli(distinct, tmp, engine, *extra)
+                    print_profile(f"{label}{workers}", rows, profile)
 
 
-def run_in_fresh_process(method: str, copies: int, evaluators: str) -> dict:
-    """Run one measurement in a new interpreter, sampling the RSS of its whole process tree."""
-    command = [sys.executable, __file__, "--measure", method, str(copies)]
-    if evaluators:
-        command += ["--evaluators", evaluators]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True)
+def write_run(path: Path, copies: int, *, distinct: bool) -> Path:
+    """The sample run repeated ``copies`` times with new ids; ``distinct`` makes every output
+    differ by a first line ``Attempt k.``."""
+    with DATA.open(newline="", encoding="utf-8-sig") as file:
+        reader = csv.DictReader(file)
+        columns = reader.fieldnames
+        rows = list(reader)
+    with path.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.DictWriter(file, columns)
+        writer.writeheader()
+        for copy in range(copies):
+            for row in rows:
+                output = f"Attempt {copy + 1}.\n{row['output']}" if distinct else row["output"]
+                writer.writerow({**row, "id": f"{row['id']}-{copy}", "output": output})
+    return path
+
+
+def math_verify_loop(path: Path) -> dict:
+    """The baseline, in this process: math-verify on every row, as a script would call it."""
+    from math_verify import parse, verify
+
+    with path.open(newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    parse("$1$")  # importing SymPy and the grammar is not the loop's cost
+    per_row = []
+    started = time.perf_counter()
+    for row in rows:
+        row_started = time.perf_counter()
+        verify(parse(row["gold"]), parse(row["output"]))
+        per_row.append((time.perf_counter() - row_started) * 1000)
+    return {"seconds": time.perf_counter() - started, "per_row_ms": per_row}
+
+
+def run_loop(path: Path) -> dict:
+    command = [sys.executable, __file__, "--loop", str(path)]
+    result = run_measured(command)
+    loop = json.loads(result["stdout"])
+    return {**result, "seconds": loop["seconds"], "p99_ms": p99(loop["per_row_ms"])}
+
+
+def run_cli(
+    path: Path, tmp: str, engine: Path, *extra: str, environment: dict | None = None
+) -> dict:
+    output = Path(tmp) / "graded.jsonl"
+    command = [sys.executable, "-m", "grading", "grade", str(path), "-o", str(output), *extra]
+    result = run_measured(command, engine, environment)
+    per_row = []
+    with output.open(encoding="utf-8") as file:
+        for line in file:
+            evaluations = json.loads(line)["evaluations"].values()
+            per_row.append(sum(evaluation["ms"] for evaluation in evaluations))
+    output.unlink()
+    return {**result, "p99_ms": p99(per_row)}
+
+
+def run_measured(command: list[str], cwd: Path = REPO, environment: dict | None = None) -> dict:
+    """Run ``command`` to its end, timing it and sampling the PSS of its process tree."""
+    env = {**os.environ, **(environment or {}), "PYTHONPATH": str(cwd)}
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, text=True, env=env)
     peak = 0
     done = threading.Event()
 
@@ -94,82 +165,95 @@ def run_in_fresh_process(method: str, copies: int, evaluators: str) -> dict:
         nonlocal peak
         root = psutil.Process(process.pid)
         while not done.wait(0.05):
+            total = 0
             try:
-                tree = [root, *root.children(recursive=True)]
-                peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+                for member in [root, *root.children(recursive=True)]:
+                    total += member.memory_full_info().pss
             except psutil.Error:
                 continue
+            peak = max(peak, total)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    output, _ = process.communicate()
+    stdout, _ = process.communicate()
+    seconds = time.perf_counter() - started
     done.set()
     sampler.join()
     if process.returncode:
-        raise SystemExit(f"measurement {method} x{copies} failed with status {process.returncode}")
-    return {**json.loads(output), "peak_mb": peak / 2**20}
+        raise SystemExit(f"{' '.join(command)} failed with status {process.returncode}")
+    # Every process of the tree was waited for by its parent, so its CPU time is counted here.
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(getattr(cpu_after, f) - getattr(cpu_before, f) for f in ("ru_utime", "ru_stime"))
+    return {"seconds": seconds, "cpu": cpu, "peak_mb": peak / 2**20, "stdout": stdout}
 
 
-def load_samples(copies: int) -> list[dict]:
-    with DATA.open(newline="", encoding="utf-8-sig") as file:
-        rows = list(csv.DictReader(file))
-    return [{**row, "id": f"{row['id']}-{copy}"} for copy in range(copies) for row in rows]
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-def measure(method: str, copies: int, evaluators: str) -> dict:
-    rows = load_samples(copies)
-    if method == "a":
-        return measure_math_verify_loop(rows)
-    return measure_engine(rows, workers=1 if method == "b" else os.cpu_count(), names=evaluators)
+def print_table(rows: int, results: dict[str, list[dict]]) -> None:
+    baseline = statistics.median(r["seconds"] for r in next(iter(results.values())))
+    print(
+        f"{'measurement':<44}{'seconds':>9}{'rows/s':>9}{'x loop':>8}{'p99 ms':>8}"
+        f"{'peak MB':>9}{'CPU s':>8}"
+    )
+    for name, runs in results.items():
+        seconds = statistics.median(r["seconds"] for r in runs)
+        print(
+            f"{name:<44}{seconds:>9.2f}{rows / seconds:>9.0f}{baseline / seconds:>8.2f}"
+            f"{statistics.median(r['p99_ms'] for r in runs):>8.1f}"
+            f"{max(r['peak_mb'] for r in runs):>9.0f}"
+            f"{statistics.median(r['cpu'] for r in runs):>8.2f}",
+            flush=True,
+        )
+    spread = {name: [round(r["seconds"], 2) for r in runs] for name, runs in results.items()}
+    print("runs (s):", "; ".join(f"{name}: {times}" for name, times in spread.items()))
 
 
-def measure_math_verify_loop(rows: list[dict]) -> dict:
-    from math_verify import parse, verify
-
-    parse("$1$")  # the import of SymPy and the grammar is not the loop's cost
-    per_row = []
-    started = time.perf_counter()
-    for row in rows:
-        row_started = time.perf_counter()
-        verify(parse(row["gold"]), parse(row["output"]))
-        per_row.append((time.perf_counter() - row_started) * 1000)
-    seconds = time.perf_counter() - started
-    return summary(len(rows), seconds, per_row)
+def profile_cli(path: Path, tmp: str, engine: Path, *extra: str) -> dict:
+    """One command-line run with stage timers on; the figures of every process it started."""
+    directory = Path(tempfile.mkdtemp(prefix="profile-", dir=tmp))
+    environment = {PROFILE_VARIABLE: str(directory)}
+    result = run_cli(path, tmp, engine, *extra, environment=environment)
+    processes = [json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))]
+    return {"seconds": result["seconds"], "processes": processes}
 
 
-def measure_engine(rows: list[dict], workers: int, names: str) -> dict:
-    from grading.batch import grade_many
-    from grading.evaluators import DEFAULT_EVALUATORS
-    from grading.sandbox import SandboxPool
-    from grading.types import Sample
-
-    evaluators = tuple(names.split(",")) if names else DEFAULT_EVALUATORS
-    samples = [Sample(row["gold"], row["output"]) for row in rows]
-    # Golds that are not in the data, one per child: they start every child and build its
-    # evaluators without warming any cache the measured rows could hit.
-    warm_up = [Sample(f"${n}{n}{n}$", f"$\\boxed{{{n}}}$") for n in range(workers)]
-    started = time.perf_counter()
-    with SandboxPool(workers) as pool:
-        pool.grade(warm_up, evaluators=evaluators)
-        ready = time.perf_counter()
-        graded = grade_many(samples, evaluators=evaluators, pool=pool)
-        finished = time.perf_counter()
-    distinct = {id(g): g for g in graded}.values()
-    per_row = [sum(e.ms for e in g.evaluations) for g in distinct]
-    return {
-        **summary(len(rows), finished - started, per_row),
-        "warm_seconds": finished - ready,
-    }
+def print_profile(label: str, rows: int, profile: dict) -> None:
+    print(f"\nstage profile, {label}: {rows} rows in {profile['seconds']:.2f} s end to end")
+    print(f"  {'':<44}{'wall s':>8}{'CPU s':>8}{'CPU us/row':>12}")
+    by_role = defaultdict(list)
+    for process in profile["processes"]:
+        by_role[process["role"]].append(process)
+    for parent in by_role["parent"][:1]:
+        unseen = {"exit, and start-up the kernel clock missed": profile["seconds"] - parent["wall"]}
+        print_stages("the command (parent)", [parent], rows, unseen)
+    if by_role["forkserver"]:
+        print_stages("fork server (imports, warm-up)", by_role["forkserver"], rows, {})
+    if by_role["child"]:
+        title = f"children ({len(by_role['child'])} processes, summed)"
+        print_stages(title, by_role["child"], rows, {})
 
 
-def summary(rows: int, seconds: float, per_row_ms: list[float]) -> dict:
-    ordered = sorted(per_row_ms)
-    return {
-        "rows": rows,
-        "seconds": seconds,
-        "p50_ms": ordered[len(ordered) // 2],
-        "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
-    }
+def print_stages(title: str, processes: list[dict], rows: int, extra: dict[str, float]) -> None:
+    """Stages summed over ``processes``, largest first; what no stage covers is listed too."""
+    stages: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for process in processes:
+        for name, figures in process["stages"].items():
+            stages[name][0] += figures.get("wall", figures.get("seconds", 0.0))
+            stages[name][1] += figures.get("cpu", 0.0)
+    wall = sum(p["wall"] for p in processes)
+    cpu = sum(p.get("cpu", 0.0) for p in processes)
+    stages["not in any stage"] = [
+        max(0.0, wall - sum(w for w, _ in stages.values())),
+        max(0.0, cpu - sum(c for _, c in stages.values())),
+    ]
+    for name, seconds in extra.items():
+        stages[name] = [max(0.0, seconds), 0.0]
+    print(f"  {title}: {wall + sum(extra.values()):.2f} s wall, {cpu:.2f} s CPU")
+    for name, (stage_wall, stage_cpu) in sorted(stages.items(), key=lambda item: -item[1][0]):
+        print(f"    {name:<42}{stage_wall:>8.3f}{stage_cpu:>8.3f}{stage_cpu / rows * 1e6:>12.0f}")
 
 
 if __name__ == "__main__":

@@ -1,41 +1,42 @@
-"""The grading child: ``python -m grading.child --memory-mb N``, driven by grading.sandbox.
+"""The grading child's loop: rows in, results out, in a process forked by grading.forkserver.
 
-Protocol, one JSON object per line. The parent writes batches::
+Protocol, one compact JSON object per line. The parent (grading.sandbox) writes batches::
 
     {"evaluators": [names], "options": {name: {...}}, "rows": [[id, gold, output, finish, problem], ...]}
 
 and the child answers, in this order for each row::
 
-    {"t": "config", "names": [...], "versions": [...]}    once per evaluator set, before rows
-    {"t": "eval", "id": id, "evaluation": {...}}           one per evaluator, as each finishes
-    {"t": "done", "id": id, "graded": {...}, "recycle": false}
-    {"t": "fail", "id": id, "detail": "..."}               instead of "done" if a step crashed
-    {"t": "config_error", "detail": "..."}                 the evaluators could not be built
+    {"t":"config","names":[...],"versions":[...]}    once per evaluator set, before its rows
+    {"t":"done","id":id,"at":T,"graded":{...},"recycle":false}
+    {"t":"fail","id":id,"at":T,"detail":"...","evaluations":[...]}   instead, if a step crashed
+    {"t":"config_error","detail":"..."}               the evaluators could not be built
 
-Each row goes through ``pipeline.grade_sample``. Rows run back to back, so the parent times
-a row from the end of the one before. "eval" lines are buffered and reach the parent with the
-row's "done" (one write per row), or within FLUSH_INTERVAL once a row runs long, so a row
-that is killed still shows what finished.
-The child starts with {"t": "ready"} and exits when its stdin closes. Time and memory are
-bounded by the parent (wall clock, by killing this process group) and by the address-space
-limit set here; ``recycle`` asks the parent to replace a child whose heap ran out once.
+Each row goes through ``pipeline.grade_sample``. Answers are buffered and written once per
+batch, or within FLUSH_INTERVAL of being ready, so a fast batch costs one write; as each
+evaluation finishes it is copied into the child's shared row record (grading.row_record),
+which the parent reads if it kills the child, so a row stopped at its limit keeps what
+finished. ``at`` is when the row ended (``time.monotonic``, the same clock in every
+process). The child exits when its input closes or the parent stops reading its output.
+Time and memory are bounded by the parent (wall clock, by killing the process group) and by
+the address-space limit the fork server sets; ``recycle`` asks the parent to replace a child
+whose heap ran out once.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import resource
-import signal
-import sys
+import select
 import threading
 import time
 from collections.abc import Sequence
 from typing import BinaryIO
 
+import orjson
+
 from grading import pipeline
 from grading.evaluators import Evaluator, build_evaluators
+from grading.row_record import RowRecord
 from grading.types import Evaluation, Sample, Status
 
 # Exit status when the child's own loop runs out of memory outside an evaluator.
@@ -43,126 +44,192 @@ EXIT_OUT_OF_MEMORY = 75
 FLUSH_INTERVAL = 0.1
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parse_args(argv)
-    _limit_address_space(args.memory_mb)
-    # Ctrl-C in a terminal is the parent's to handle; it then closes or kills this child.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    protocol_out = _claim_stdout()
-    grader = _RowGrader(protocol_out)
-    _watch_in_background(os.getppid(), grader)
-    _send(protocol_out, {"t": "ready", "pid": os.getpid()})
+def encode(message: dict) -> bytes:
+    """One protocol line. orjson is several times faster than json; it refuses lone
+    surrogates, which json escapes (an ``orjson.Fragment`` holds JSON encoded already)."""
     try:
-        for line in sys.stdin.buffer:
+        return orjson.dumps(message) + b"\n"
+    except TypeError:
+        return json.dumps(message, default=_fragment_value).encode("ascii") + b"\n"
+
+
+def _fragment_value(value: object) -> object:
+    if isinstance(value, orjson.Fragment):
+        return json.loads(orjson.dumps([value])[1:-1])
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def decode(line: bytes) -> dict:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:  # an escaped lone surrogate, which orjson refuses
+        return json.loads(line)
+
+
+def evaluator_set_key(names: Sequence[str], options: dict) -> str:
+    """How a child recognises an evaluator set it has built, the fork server's included."""
+    return json.dumps([list(names), options], sort_keys=True)
+
+
+def serve(
+    batches: BinaryIO,
+    protocol_fd: int,
+    record: RowRecord,
+    evaluator_sets: dict[str, tuple[Evaluator, ...]],
+) -> int:
+    """Grade every batch read from ``batches`` until it closes; returns the exit status."""
+    outbox = _Outbox(protocol_fd)
+    grader = _RowGrader(outbox, record, evaluator_sets)
+    _watch_in_background(outbox)
+    outbox.write(encode({"t": "ready", "pid": os.getpid()}))
+    outbox.flush()
+    try:
+        while line := _wait_for_input(batches):
             if line.strip():
-                grader.grade_batch(json.loads(line))
+                grader.grade_batch(_decode_batch(line))
     except MemoryError:
         return EXIT_OUT_OF_MEMORY
     return 0
 
 
-class _RowGrader:
-    """Grades batches row by row, streaming each result to the parent as soon as it exists."""
+def _wait_for_input(batches: BinaryIO) -> bytes:
+    return batches.readline()
 
-    def __init__(self, out: BinaryIO) -> None:
-        self.out = out
-        self.evaluator_sets: dict[str, tuple[Evaluator, ...]] = {}
-        self.row_started: float | None = None  # read by the watcher thread
+
+def _decode_batch(line: bytes) -> dict:
+    return decode(line)
+
+
+class _Outbox:
+    """Answers waiting to be written to the parent; shared with the watcher thread."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lock = threading.Lock()
+        self.pending = bytearray()
+        self.pending_since = 0.0
+
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            if not self.pending:
+                self.pending_since = time.monotonic()
+            self.pending += data
+
+    def flush(self) -> None:
+        with self.lock:
+            self.flush_locked()
+
+    def flush_locked(self) -> None:
+        view = memoryview(self.pending)
+        written = 0
+        try:
+            while written < len(view):
+                written += os.write(self.fd, view[written:])
+        finally:
+            view.release()
+            del self.pending[:written]
+
+
+class _RowGrader:
+    """Grades batches row by row, recording each evaluation in the shared row record."""
+
+    def __init__(
+        self,
+        outbox: _Outbox,
+        record: RowRecord,
+        evaluator_sets: dict[str, tuple[Evaluator, ...]],
+    ) -> None:
+        self.outbox = outbox
+        self.record = record
+        self.evaluator_sets = evaluator_sets
+        self.announced: set[str] = set()  # evaluator sets described to the parent
 
     def grade_batch(self, batch: dict) -> None:
         try:
             evaluators = self._evaluators(batch["evaluators"], batch.get("options") or {})
         except (ValueError, TypeError) as exc:  # unknown names or options: the caller's error
-            _send(self.out, {"t": "config_error", "detail": str(exc)})
+            self.outbox.write(encode({"t": "config_error", "detail": str(exc)}))
+            self.outbox.flush()
             return
         for row_id, gold, output, finish_reason, problem in batch["rows"]:
-            sample = Sample(gold, output, finish_reason, problem)
-            self._grade_row(row_id, sample, evaluators)
+            self._grade_row(row_id, Sample(gold, output, finish_reason, problem), evaluators)
+        self.outbox.flush()
 
     def _evaluators(self, names: list[str], options: dict) -> tuple[Evaluator, ...]:
-        key = json.dumps([names, options], sort_keys=True)
+        key = evaluator_set_key(names, options)
         if key not in self.evaluator_sets:
-            evaluators = build_evaluators(names, options)
-            self.evaluator_sets[key] = evaluators
-            _send(
-                self.out,
-                {
-                    "t": "config",
-                    "names": [e.name for e in evaluators],
-                    "versions": [e.version for e in evaluators],
-                },
-            )
-        return self.evaluator_sets[key]
+            self.evaluator_sets[key] = build_evaluators(names, options)
+        evaluators = self.evaluator_sets[key]
+        if key not in self.announced:
+            self.announced.add(key)
+            message = {
+                "t": "config",
+                "names": [e.name for e in evaluators],
+                "versions": [e.version for e in evaluators],
+            }
+            self.outbox.write(encode(message))
+        return evaluators
 
     def _grade_row(self, row_id: int, sample: Sample, evaluators: Sequence[Evaluator]) -> None:
-        self.row_started = time.monotonic()
-        ran_out = False
+        self.record.start_row(row_id, time.monotonic())
+        finished: list[Evaluation] = []
+        encoded: dict[int, tuple[Evaluation, orjson.Fragment]] = {}
 
-        def stream(evaluation: Evaluation) -> None:
-            nonlocal ran_out
-            ran_out = ran_out or (
-                evaluation.status is Status.ERROR
-                and evaluation.detail == pipeline.OUT_OF_MEMORY_DETAIL
-            )
-            message = {"t": "eval", "id": row_id, "evaluation": evaluation.to_dict()}
-            _send(self.out, message, flush=False)
+        def keep(evaluation: Evaluation) -> None:
+            finished.append(evaluation)
+            line = encode(evaluation.to_dict())
+            self.record.add(line, time.monotonic())
+            encoded[id(evaluation)] = (evaluation, orjson.Fragment(line[:-1]))
+
+        def as_encoded(evaluation: Evaluation) -> object:
+            """Each evaluation is serialised once, for the row record, and reused here."""
+            kept = encoded.get(id(evaluation))
+            return kept[1] if kept is not None and kept[0] is evaluation else evaluation.to_dict()
 
         try:
-            graded = pipeline.grade_sample(sample, evaluators, on_evaluation=stream)
+            graded = pipeline.grade_sample(sample, evaluators, on_evaluation=keep)
+            message = {
+                "t": "done",
+                "id": row_id,
+                "graded": graded.to_dict(as_encoded),
+                "recycle": any(_ran_out_of_memory(e) for e in finished),
+            }
         except MemoryError:
-            self.row_started = None
-            _send(self.out, {"t": "fail", "id": row_id, "detail": "out of memory"})
+            self._end_row(self._failure(row_id, "out of memory", finished))
+            self.outbox.flush()
             raise
         except Exception as exc:  # a bug in one step costs this row, not the child
-            self.row_started = None
             detail = f"{type(exc).__name__}: {exc}"[:500]
-            _send(self.out, {"t": "fail", "id": row_id, "detail": detail})
+            self._end_row(self._failure(row_id, detail, finished))
             return
-        self.row_started = None
-        _send(
-            self.out,
-            {"t": "done", "id": row_id, "graded": graded.to_dict(), "recycle": ran_out},
-        )
+        self._end_row(message)
+
+    @staticmethod
+    def _failure(row_id: int, detail: str, finished: list[Evaluation]) -> dict:
+        evaluations = [e.to_dict() for e in finished]
+        return {"t": "fail", "id": row_id, "detail": detail, "evaluations": evaluations}
+
+    def _end_row(self, message: dict) -> None:
+        message["at"] = time.monotonic()
+        self.record.end_row()
+        self.outbox.write(encode(message))
 
 
-def _send(out: BinaryIO, message: dict, *, flush: bool = True) -> None:
-    out.write(json.dumps(message).encode("ascii") + b"\n")
-    if flush:
-        out.flush()
+def _ran_out_of_memory(evaluation: Evaluation) -> bool:
+    return evaluation.status is Status.ERROR and evaluation.detail == pipeline.OUT_OF_MEMORY_DETAIL
 
 
-def _parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m grading.child")
-    parser.add_argument("--memory-mb", type=int, required=True)
-    return parser.parse_args(argv)
-
-
-def _limit_address_space(memory_mb: int) -> None:
-    limit = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _claim_stdout() -> BinaryIO:
-    """Keep the real stdout for the protocol and send stray prints from libraries to stderr."""
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    return os.fdopen(protocol_fd, "wb", buffering=1 << 16)
-
-
-def _watch_in_background(parent_pid: int, grader: _RowGrader) -> None:
-    """Flush a long row's finished evaluations, and exit soon after the parent dies even while
-    busy in a row (stdin EOF covers idle time). Buffered writers are thread-safe."""
+def _watch_in_background(outbox: _Outbox) -> None:
+    """Write answers that waited FLUSH_INTERVAL, and exit once the parent stops reading (its
+    end of the pipe closed), even in the middle of a row."""
+    poller = select.poll()
+    poller.register(outbox.fd, 0)  # POLLERR and POLLHUP are always reported
 
     def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(FLUSH_INTERVAL)
-            started = grader.row_started
-            if started is not None and time.monotonic() - started > FLUSH_INTERVAL:
-                grader.out.flush()
+        while not poller.poll(FLUSH_INTERVAL * 1000):
+            with outbox.lock:
+                if outbox.pending and time.monotonic() - outbox.pending_since >= FLUSH_INTERVAL:
+                    outbox.flush_locked()
         os._exit(0)
 
     threading.Thread(target=watch, name="watcher", daemon=True).start()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,8 @@ process boundary (the sandbox) and are stored by callers that know nothing of Sy
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -79,21 +80,31 @@ class Evaluation:
     misread: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data["status"] = str(self.status)
-        data["verdict"] = str(self.verdict) if self.verdict else None
-        data["signals"] = list(self.signals)
-        data["same_reading"] = list(self.same_reading)
-        data["misread"] = list(self.misread)
-        return data
+        """Every field, enums as their strings; written out field by field, because
+        ``dataclasses.asdict`` deep-copies and costs several times more per row."""
+        return {
+            "evaluator": self.evaluator,
+            "version": self.version,
+            "status": self.status.value,
+            "verdict": self.verdict.value if self.verdict else None,
+            "extracted": self.extracted,
+            "extracted_latex": self.extracted_latex,
+            "gold_latex": self.gold_latex,
+            "ms": self.ms,
+            "signals": list(self.signals),
+            "detail": self.detail,
+            "same_reading": list(self.same_reading),
+            "misread": list(self.misread),
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Evaluation:
+        verdict = data.get("verdict")
         return cls(
             evaluator=data["evaluator"],
             version=data["version"],
-            status=Status(data["status"]),
-            verdict=Verdict(data["verdict"]) if data.get("verdict") else None,
+            status=_STATUSES[data["status"]],
+            verdict=_VERDICTS[verdict] if verdict else None,
             extracted=data.get("extracted", ""),
             extracted_latex=data.get("extracted_latex", ""),
             gold_latex=data.get("gold_latex", ""),
@@ -130,12 +141,33 @@ class GradedSample:
     def evaluation(self, name: str) -> Evaluation | None:
         return next((e for e in self.evaluations if e.evaluator == name), None)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, evaluation_as: Callable[[Evaluation], object] = Evaluation.to_dict) -> dict:
+        """JSON-ready values; ``evaluation_as`` lets a caller that already serialised the
+        evaluations (the sandbox child) put them in as they are."""
         return {
-            "auto_verdict": str(self.auto_verdict),
+            "auto_verdict": self.auto_verdict.value,
             "needs_review": self.needs_review,
             "review_reasons": [r.to_dict() for r in self.review_reasons],
-            "answer_type": str(self.answer_type),
+            "answer_type": self.answer_type.value,
             "primary_evaluator": self.primary_evaluator,
-            "evaluations": {e.evaluator: e.to_dict() for e in self.evaluations},
+            "evaluations": {e.evaluator: evaluation_as(e) for e in self.evaluations},
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GradedSample:
+        return cls(
+            answer_type=_ANSWER_TYPES[data["answer_type"]],
+            auto_verdict=_VERDICTS[data["auto_verdict"]],
+            needs_review=data["needs_review"],
+            review_reasons=tuple(
+                ReviewReason(r["code"], r["message"]) for r in data["review_reasons"]
+            ),
+            evaluations=tuple(Evaluation.from_dict(e) for e in data["evaluations"].values()),
+            primary_evaluator=data.get("primary_evaluator", ""),
+        )
+
+
+# Enum members by value: a dictionary lookup is several times faster than calling the enum.
+_STATUSES = {member.value: member for member in Status}
+_VERDICTS = {member.value: member for member in Verdict}
+_ANSWER_TYPES = {member.value: member for member in AnswerType}

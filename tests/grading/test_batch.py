@@ -152,3 +152,17 @@ def test_the_shared_pool_is_reused_across_calls_and_threads():
     assert shared_pool(1, timeout=5) is pool
     assert pool.children_started == started
     assert results[0].auto_verdict is Verdict.CORRECT
+
+
+def test_text_with_a_lone_surrogate_is_graded_and_comes_back_intact(pool):
+    # Given outputs holding a lone surrogate, as undecodable bytes read with surrogateescape
+    around = Sample("$7$", "Bytes \udc80 then $\\boxed{7}$ and \udcff here")
+    inside = Sample("$7$", "So the answer is \\boxed{7\udc80}")
+
+    # When they are graded in a child
+    graded = grade_many([around, inside], evaluators=EVALUATORS, pool=pool)
+
+    # Then they are graded like any other row, and the extracted text keeps the surrogate
+    assert graded[0].auto_verdict is Verdict.CORRECT
+    assert graded[0].evaluation("math_verify").status is Status.OK
+    assert "\udc80" in graded[1].evaluation("exact").extracted

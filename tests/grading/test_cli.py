@@ -143,3 +143,24 @@ def test_an_unknown_evaluator_exits_2_listing_the_available_ones(tmp_path):
     assert result.returncode == 2
     assert "mathverify" in result.stderr
     assert "available: answer_check, math_verify, math_verify_strict" in result.stderr
+
+
+def test_text_outside_ascii_comes_back_exactly_one_object_per_line(tmp_path):
+    # Given outputs with accents, an astral character, a line separator and a quote
+    odd = 'Soit $x = 12$ donc « $\\boxed{12}$ » 𝔸\u2028next "line"\u2029end'
+    source = tmp_path / "run.jsonl"
+    rows = [{"id": "é", "gold": "12", "output": odd}, {"id": "2", "gold": "1", "output": "1"}]
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    # When it is graded
+    result = run_grade(source, tmp_path / "out.jsonl", *QUICK)
+
+    # Then the file is ASCII, a reader splitting on any line break sees one object per row,
+    # and the text reads back exactly
+    assert result.returncode == 0, result.stderr
+    data = (tmp_path / "out.jsonl").read_bytes()
+    assert data.isascii()
+    graded = read_jsonl(tmp_path / "out.jsonl")
+    assert [g["id"] for g in graded] == ["é", "2"]
+    assert graded[0]["output"] == odd
+    assert graded[0]["auto_verdict"] == "correct"

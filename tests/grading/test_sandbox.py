@@ -127,6 +127,20 @@ def test_a_row_stuck_in_big_integer_arithmetic_is_killed_at_the_wall_limit(pool)
     assert not any(psutil.pid_exists(pid) for pid in pid_before if pid not in pool.child_pids())
 
 
+def test_a_row_killed_at_its_limit_keeps_the_evaluations_that_finished_before(pool):
+    # Given a stuck row graded by a string evaluator, which runs first, and math-verify
+    stuck = Sample("$1.3^{6472416997}$", "$\\boxed{1.3^{6472416997} + 10^{-10^{9}}}$")
+
+    # When it is graded and killed at its limit
+    [graded] = pool.grade([stuck], evaluators=["math_verify", "exact"])
+
+    # Then the string evaluator's verdict arrived before the kill and was kept
+    assert graded.evaluation("math_verify").status is Status.TIMEOUT
+    exact = graded.evaluation("exact")
+    assert exact.status is Status.OK and exact.verdict is Verdict.INCORRECT
+    assert [e.evaluator for e in graded.evaluations] == ["math_verify", "exact"]
+
+
 def test_grading_from_a_thread_that_is_not_the_main_thread_works(pool):
     # Given a thread other than the main one (a threaded Celery pool, a web server)
     results = []
