@@ -58,6 +58,8 @@ REWARD_PREDICTION_TARGETS: tuple[ExtractionTarget, ...] = (
     ),
 )
 
+# Math-verify's priority of "answer:" matches, the first group after final-answer and boxed.
+_ANSWER_PRIORITY = 100
 # A comma between parts of an answer, not inside brackets and not a thousands separator.
 _THOUSANDS_SEPARATOR = re.compile(r"(?<=\d)(?:\{,\}|,)(?=\d{3}(?!\d))")
 _PART_SEPARATOR = re.compile(r",|;|\\text\{\s*(?:and|or)\s*\}|\b(?:and|or)\b")
@@ -112,6 +114,7 @@ class MathVerify(TimedEvaluator):
         self.wrap_bare_output = wrap_bare_output
         self.max_output_chars = max_output_chars
         self.max_nesting = max_nesting
+        self.boxed_match_priority = boxed_match_priority
 
     def _evaluate(self, gold: str, output: str) -> dict:
         if nesting_depth_exceeds(gold, self.max_nesting):
@@ -127,17 +130,15 @@ class MathVerify(TimedEvaluator):
 
         text, cut = output_tail(output, self.max_output_chars)
         detail = f"graded on the last {self.max_output_chars} characters" if cut else ""
+        window = boxed_window(text)
+        if self.require_boxed and window is None:
+            return {
+                "status": Status.NO_ANSWER,
+                "gold_latex": gold_latex,
+                "detail": "no \\boxed answer",
+            }
         if self.require_boxed:
-            first_box = text.find("\\boxed")
-            if first_box < 0:
-                return {
-                    "status": Status.NO_ANSWER,
-                    "gold_latex": gold_latex,
-                    "detail": "no \\boxed answer",
-                }
-            # Boxed matches come first in this configuration, so the lines before the one with
-            # the first box cannot change the result; not scanning them halves the cost.
-            text = text[text.rfind("\n", 0, first_box) + 1 :]
+            text = text[window:]
         if nesting_depth_exceeds(text, self.max_nesting):
             return {
                 "status": Status.PARSE_ERROR,
@@ -146,7 +147,7 @@ class MathVerify(TimedEvaluator):
             }
         if self.wrap_bare_output and is_bare_answer(text):
             text = f"${text.strip()}$"
-        pred_parsed = parse_text(text, self.prediction_targets, self.prediction_extraction_mode)
+        pred_parsed = self._parse_prediction(text, window)
         if pred_parsed.empty:
             return {"status": Status.NO_ANSWER, "gold_latex": gold_latex, "detail": detail}
 
@@ -171,6 +172,27 @@ class MathVerify(TimedEvaluator):
             "signals": self.signals(gold, gold_parsed, pred_parsed, comparison),
             "detail": detail,
         }
+
+    def _parse_prediction(self, text: str, window: int | None) -> Parsed:
+        """Math-verify's parse of the output. When the output has a box and no "final answer"
+        phrase, only boxed matches can be tried before "answer:" ones (priority 50 against
+        100 and up), and every one of them lies at or after the first box's line or the
+        display block that opens it; so that window is parsed first, and the whole text only
+        when the window yields no value. Same result, a fraction of the regex scanning
+        (checked on every conformance file and the real run: tests/grading/test_parse_window.py).
+        """
+        if (
+            window
+            and not self.require_boxed
+            and self.boxed_match_priority < _ANSWER_PRIORITY
+            and "final answer" not in text.lower()
+        ):
+            windowed = parse_text(
+                text[window:], self.prediction_targets, self.prediction_extraction_mode
+            )
+            if windowed.values:
+                return windowed
+        return parse_text(text, self.prediction_targets, self.prediction_extraction_mode)
 
     def parse_gold(self, gold: str) -> Parsed:
         """The gold as math-verify reads it; bare LaTeX is wrapped in $...$ first (wrap_gold)."""
@@ -208,6 +230,21 @@ class MathVerifyStrict(MathVerify):
         self.prediction_targets = REWARD_PREDICTION_TARGETS
         self.prediction_extraction_mode = "first_match"
         self.require_boxed = require_boxed
+
+
+def boxed_window(text: str) -> int | None:
+    """Where the part of ``text`` that holds every boxed answer starts: the line of the first
+    ``\\boxed``, or the display block (``$$``, ``\\[``) left open before it. None without a box."""
+    first_box = text.find("\\boxed")
+    if first_box < 0:
+        return None
+    start = text.rfind("\n", 0, first_box) + 1
+    if text.count("$$", 0, first_box) % 2:  # an odd number of $$: the last one opens a block
+        start = min(start, text.rfind("$$", 0, first_box))
+    opened = text.rfind("\\[", 0, first_box)
+    if opened >= 0 and text.find("\\]", opened, first_box) < 0:
+        start = min(start, opened)
+    return start
 
 
 def _part_count(value: object) -> int:
