@@ -55,7 +55,7 @@ def run_benchmark(*, url: str, workdir: Path, rows: int, repeats: int) -> None:
 
     from reviewer import services
     from reviewer.ingest import preview_file, read_rows
-    from reviewer.uploads import upload_store_path
+    from reviewer.services.upload_store import upload_store_path
 
     user = get_user_model().objects.create(username="bench")
 

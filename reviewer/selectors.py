@@ -96,7 +96,7 @@ class ItemFilters:
     answer_type: str = ""
     reviewed: bool | None = None
     q: str = ""
-    # "flagged", the review queue: evaluators split, then other flags, then the audit sample,
+    # "flagged", the review queue: evaluators split, then other flags, then the spot check,
     # then the rest, each by row; "row": by row
     order: str = "flagged"
     evaluator: str = ""  # with evaluator_verdict: what this evaluator said
@@ -260,12 +260,12 @@ def still_to_review_by(user_id: int | None) -> Q:
     )
 
 
-def audit_sample() -> Q:
-    """Graded rows nobody flagged that fall in the audit sample (MATHJURY_AUDIT_PERCENT of
-    them)."""
+def spot_check() -> Q:
+    """Graded rows nobody flagged that fall in the spot check (MATHJURY_SPOT_CHECK_PERCENT of
+    them), reviewed to measure how often the evaluators' consensus is wrong."""
     bucket = (F("pk") * _HASH_MULTIPLIER % _HASH_MODULUS) * 100 / _HASH_MODULUS
     return Q(grade_state=Item.GradeState.GRADED, needs_review=False, evaluators_disagree=False) & Q(
-        LessThan(bucket, settings.MATHJURY_AUDIT_PERCENT)
+        LessThan(bucket, settings.MATHJURY_SPOT_CHECK_PERCENT)
     )
 
 
@@ -276,7 +276,7 @@ def item_queue_rank(item: Item) -> int:
     if item.needs_review:
         return 1
     bucket = (item.pk * _HASH_MULTIPLIER % _HASH_MODULUS) * 100 // _HASH_MODULUS
-    if item.grade_state == Item.GradeState.GRADED and bucket < settings.MATHJURY_AUDIT_PERCENT:
+    if item.grade_state == Item.GradeState.GRADED and bucket < settings.MATHJURY_SPOT_CHECK_PERCENT:
         return 2
     return 3
 
@@ -310,11 +310,11 @@ class HasReviewReason(Func):
 
 
 def _queue_rank() -> Case:
-    """Evaluators split first, then rows other detectors flagged, then the audit sample."""
+    """Evaluators split first, then rows other detectors flagged, then the spot check."""
     return Case(
         When(evaluators_disagree=True, then=Value(0)),
         When(needs_review=True, then=Value(1)),
-        When(audit_sample(), then=Value(2)),
+        When(spot_check(), then=Value(2)),
         default=Value(3),
     )
 

@@ -7,8 +7,9 @@ from django.conf import settings
 
 from grading.batch import grade_many, shared_pool
 from grading.types import Sample
-from reviewer import exports, services
+from reviewer import services
 from reviewer.models import Item, Run
+from reviewer.services import exports
 
 
 @shared_task(name="reviewer.grade_chunk")

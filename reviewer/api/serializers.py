@@ -11,8 +11,6 @@ from rest_framework import serializers
 
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.types import AnswerType
-from reviewer import exports
-from reviewer.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 from reviewer.ingest import CANONICAL_FIELDS, DELIMITERS
 from reviewer.models import (
     AuditEvent,
@@ -27,6 +25,8 @@ from reviewer.models import (
     Run,
 )
 from reviewer.selectors import ItemFilters
+from reviewer.services import exports
+from reviewer.services.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 
 MAX_JSON_ROWS = 50_000
 

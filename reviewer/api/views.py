@@ -19,17 +19,7 @@ from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from reviewer import (
-    access,
-    assignments,
-    audit,
-    exports,
-    rulings,
-    selectors,
-    services,
-    stats,
-    uploads,
-)
+from reviewer import access, audit, selectors, services, stats
 from reviewer.api import serializers as s
 from reviewer.api.errors import error_body
 from reviewer.api.pagination import (
@@ -37,8 +27,9 @@ from reviewer.api.pagination import (
     OldestFirstPagination,
     RowOrderPagination,
 )
-from reviewer.export import CONTENT_TYPES
 from reviewer.models import Membership, Review, Ruling, Run
+from reviewer.services import assignments, exports, rulings
+from reviewer.services.exports import CONTENT_TYPES
 
 ERROR = OpenApiResponse(description='{"error": {"code", "message", "fields"?}}')
 
@@ -205,9 +196,9 @@ class RunList(ApiView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         if multipart:
-            stored = uploads.upload_store(file=data["file"])
+            stored = services.upload_store(file=data["file"])
         else:
-            stored = uploads.upload_store(file=_rows_as_jsonl(data["rows"], data["name"]))
+            stored = services.upload_store(file=_rows_as_jsonl(data["rows"], data["name"]))
         project = services.project_get_or_create(name=data["project"], user=request.user)
         access.require(request.user, project, access.UPLOAD)
         try:

@@ -10,8 +10,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from reviewer import exports
 from reviewer.models import Export, Item, Membership, Review, Run
+from reviewer.services import exports
 from tests.factories import (
     EvaluationFactory,
     GradedItemFactory,

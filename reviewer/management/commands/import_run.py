@@ -5,7 +5,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from reviewer import services, uploads
+from reviewer import services
 from reviewer.ingest import IngestError, preview_file
 
 
@@ -43,7 +43,7 @@ class Command(BaseCommand):
             if user is None:
                 raise CommandError(f"no user named {options['user']!r}")
         evaluators = [e.strip() for e in options["evaluators"].split(",") if e.strip()] or None
-        stored = uploads.upload_store_path(path=file)
+        stored = services.upload_store_path(path=file)
         try:
             mapping = None
             if overrides:

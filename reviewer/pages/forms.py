@@ -9,8 +9,8 @@ from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.evaluators import DEFAULT_EVALUATORS
 from grading.reasons import MESSAGES as REASON_MESSAGES
 from grading.types import AnswerType
-from reviewer.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 from reviewer.models import Membership, ReviewVerdict
+from reviewer.services.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 
 DELIMITER_CHOICES = [
     ("", "Detect automatically"),
@@ -201,7 +201,7 @@ class ItemFilterForm(forms.Form):
         choices=[("flagged", "review queue"), ("row", "row number")],
         required=False,
         label="Order",
-        help_text="Review queue: evaluators split, then other flags, then an audit sample.",
+        help_text="Review queue: evaluators split, then other flags, then a spot check.",
     )
     # The stats page's confusion-matrix cells link here with these.
     evaluator = forms.ChoiceField(

@@ -1,23 +1,14 @@
-"""Uploaded files: a size cap enforced while the body streams, and a store under var/uploads/.
+"""The size cap on uploaded files, enforced while the request body streams.
 
 Django sets no limit on uploaded files, so without the cap one request could fill the disk.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-import secrets
-from dataclasses import asdict, dataclass
-from pathlib import Path
-
 from django.conf import settings
-from django.core.files.uploadedfile import UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest, HttpResponse
 
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{22}$")
 # Multipart framing and form fields around the file; generous so honest uploads at the
 # limit are not refused on the Content-Length check.
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -32,10 +23,6 @@ class UploadTooLargeError(Exception):
             f"The file is larger than the upload limit of {limit / 1_000_000:,.0f} MB "
             f"({limit:,} bytes)."
         )
-
-
-class UnknownUploadError(LookupError):
-    """No stored upload has this token (it expired, or it was never ours)."""
 
 
 class SizeCappedUploadHandler(FileUploadHandler):
@@ -93,59 +80,3 @@ class UploadSizeLimitMiddleware:
                     partial_file.close()
             return HttpResponse(str(exc), status=413, content_type="text/plain; charset=utf-8")
         return None
-
-
-@dataclass(frozen=True)
-class StoredUpload:
-    token: str
-    filename: str
-    sha256: str
-    size: int
-    path: Path
-
-
-def upload_store(*, file: UploadedFile) -> StoredUpload:
-    """Copy an uploaded file into the upload folder, hashing it on the way."""
-    return _store_chunks(chunks=file.chunks(), filename=Path(file.name or "upload").name)
-
-
-def upload_store_path(*, path: Path) -> StoredUpload:
-    """Store a file already on this machine (the demo run) as if it had been uploaded."""
-    with path.open("rb") as source:
-        return _store_chunks(chunks=iter(lambda: source.read(1 << 20), b""), filename=path.name)
-
-
-def upload_get(*, token: str) -> StoredUpload:
-    """The stored upload for ``token``; the token is checked so it can never name another path."""
-    if not _TOKEN.match(token or ""):
-        raise UnknownUploadError(token)
-    folder = Path(settings.UPLOAD_DIR)
-    try:
-        meta = json.loads((folder / f"{token}.json").read_text("utf-8"))
-    except FileNotFoundError:
-        raise UnknownUploadError(token) from None
-    return StoredUpload(
-        token=token,
-        filename=meta["filename"],
-        sha256=meta["sha256"],
-        size=meta["size"],
-        path=folder / f"{token}.upload",
-    )
-
-
-def _store_chunks(*, chunks, filename: str) -> StoredUpload:
-    folder = Path(settings.UPLOAD_DIR)
-    folder.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(16)
-    digest = hashlib.sha256()
-    size = 0
-    path = folder / f"{token}.upload"
-    with path.open("xb") as target:
-        for chunk in chunks:
-            digest.update(chunk)
-            size += len(chunk)
-            target.write(chunk)
-    stored = StoredUpload(token, filename[:255], digest.hexdigest(), size, path)
-    meta = {k: v for k, v in asdict(stored).items() if k != "path"}
-    (folder / f"{token}.json").write_text(json.dumps(meta), "utf-8")
-    return stored

@@ -1,5 +1,5 @@
 """The export pages: the run page's export form, an export's progress (polled by htmx) and its
-files. They call the same services as the API (reviewer.exports)."""
+files. They call the same services as the API (reviewer.services.exports)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from reviewer import access, exports
-from reviewer.export import CONTENT_TYPES
+from reviewer import access
 from reviewer.models import Export, ReviewVerdict
+from reviewer.pages.htmx import page_or_partial
 from reviewer.selectors import ItemFilters
+from reviewer.services import exports
+from reviewer.services.exports import CONTENT_TYPES
 
 ROWS_CHOICES = [
     ("all", "every row"),
@@ -83,10 +85,7 @@ def export_create(request: HttpRequest, run_id: int) -> HttpResponse:
 def export_detail(request: HttpRequest, export_id: int) -> HttpResponse:
     """An export's progress, then its files and dataset card; htmx polls the status part."""
     job = access.export_for(request.user, export_id)
-    htmx = request.htmx
-    template = "reviewer/export_detail.html"
-    if htmx and not htmx.history_restore_request and htmx.target == "export-status":
-        template += "#export-status"
+    template = page_or_partial(request, "reviewer/export_detail.html", ("export-status",))
     context = {
         "export": job,
         "run": job.run,
@@ -106,7 +105,11 @@ def export_file(request: HttpRequest, export_id: int, part: str) -> FileResponse
     try:
         path = exports.export_path(job, part)
         handle = path.open("rb")
-    except (exports.ExportNotReadyError, FileNotFoundError) as error:
+    except (
+        exports.ExportNotReadyError,
+        exports.ExportPartMissingError,
+        FileNotFoundError,
+    ) as error:
         raise Http404(str(error)) from None
     content_type = {
         "card.md": "text/markdown; charset=utf-8",

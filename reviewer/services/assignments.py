@@ -19,12 +19,12 @@ MAX_REVIEWS_PER_FLAGGED_ROW = 5
 class Scope:
     """Which rows a split hands out."""
 
-    QUEUE = "queue"  # flagged rows and the audit sample
+    QUEUE = "queue"  # flagged rows and the spot check
     FLAGGED = "flagged"
     ALL = "all"
 
     choices = [
-        (QUEUE, "flagged rows and the audit sample"),
+        (QUEUE, "flagged rows and the spot check"),
         (FLAGGED, "flagged rows only"),
         (ALL, "every row"),
     ]
@@ -181,7 +181,7 @@ def _rows_in_scope(*, run: Run, scope: str) -> QuerySet[Item]:
     if scope == Scope.FLAGGED:
         items = items.filter(needs_review=True)
     elif scope == Scope.QUEUE:
-        items = items.filter(Q(needs_review=True) | selectors.audit_sample())
+        items = items.filter(Q(needs_review=True) | selectors.spot_check())
     return items.order_by("row_number")
 
 

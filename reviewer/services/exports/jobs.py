@@ -1,70 +1,40 @@
-"""Exports of adjudicated runs: the reads that stream a run's rows, and the writes that run an
-export job (started by a person or a pipeline, written by a Celery task, downloaded later).
-
-The file formats themselves are in reviewer.export, which knows nothing of Django.
-"""
+"""Export jobs: started by a person or a pipeline, written by a Celery task from one snapshot
+of the run, downloaded later; and small exports streamed at once without a job."""
 
 from __future__ import annotations
 
 import logging
 import os
-import re
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass
 from functools import partial
-from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
-from django.db.models import QuerySet
-from django.http import Http404
 from django.utils import timezone
 
-from reviewer import access, export
+from reviewer import access
 from reviewer.audit import Action, audit_record
-from reviewer.models import Evaluation, Export, Item, Review, ReviewVerdict, Run
-from reviewer.selectors import ItemFilters, item_filter
-
-logger = logging.getLogger(__name__)
-
-ROWS_PER_QUERY = 2000  # items fetched (with their evaluations and reviews) per round trip
-PARTS = ("data", "errata", "card.md", "card.json")
-CARD_MD = "dataset-card.md"
-CARD_JSON = "dataset-card.json"
-# The filters an export records; the order is always the file's, and the queues are a
-# person's to-do list, not part of a dataset.
-_FILTER_NAMES = tuple(
-    f.name for f in fields(ItemFilters) if f.name not in ("order", "queue", "user_id")
+from reviewer.models import Evaluation, Export, ReviewVerdict, Run
+from reviewer.selectors import ItemFilters
+from reviewer.services.exports import dataset_card, formats
+from reviewer.services.exports.errors import ExportTooLargeToStreamError
+from reviewer.services.exports.rows import (
+    CARD_JSON,
+    CARD_MD,
+    ROWS_PER_QUERY,
+    export_file_name,
+    export_filters_data,
+    export_filters_from,
+    export_filters_text,
+    export_items,
+    export_rows,
+    export_schema,
 )
 
-
-class ExportTooLargeToStreamError(Exception):
-    """More rows than stream in one response; start an export job instead."""
-
-    def __init__(self, *, rows: int, limit: int):
-        self.rows, self.limit = rows, limit
-        super().__init__(
-            f"{rows:,} rows match, more than the {limit:,} that download directly; "
-            "start an export job, which runs in the background and reports its progress"
-        )
-
-
-class ExportNotReadyError(Exception):
-    """The export's files are not written yet (or writing them failed)."""
-
-    def __init__(self, *, export: Export):
-        self.export = export
-        if export.status == Export.Status.FAILED:
-            message = f"export {export.pk} failed: {export.error_message}"
-        else:
-            message = (
-                f"export {export.pk} is {export.status} ({export.rows_done:,} of "
-                f"{export.rows_total:,} rows written); poll it until its status is done"
-            )
-        super().__init__(message)
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -72,158 +42,6 @@ class StreamedExport:
     filename: str
     content_type: str
     chunks: Iterator[bytes]
-
-
-# ---- reads ------------------------------------------------------------------------------
-
-
-def export_list(*, run: Run) -> QuerySet[Export]:
-    """The run's exports, newest first."""
-    return Export.objects.filter(run=run).select_related("user").order_by("-created_at", "-id")
-
-
-def export_filters_from(data: dict) -> ItemFilters:
-    """ItemFilters from an export's stored filters (the table's filters, in row order)."""
-    return ItemFilters(**{k: v for k, v in data.items() if k in _FILTER_NAMES}, order="row")
-
-
-def export_filters_data(filters: ItemFilters) -> dict:
-    """The filters that narrow the rows, as JSON data; an empty dict means every row."""
-    return {k: v for k, v in asdict(filters).items() if k in _FILTER_NAMES and v not in (None, "")}
-
-
-def export_filters_text(data: dict) -> str:
-    if not data:
-        return "all rows"
-    return "; ".join(f"{name.replace('_', ' ')}: {_yes_no(v)}" for name, v in data.items())
-
-
-def export_schema(*, run: Run) -> export.DatasetSchema:
-    """The run's columns: its evaluators and every extra source key of any of its rows."""
-    keys: set[str] = set()
-    for extra in (
-        Item.objects.filter(run=run).values_list("extra", flat=True).iterator(ROWS_PER_QUERY)
-    ):
-        keys.update(extra)
-    return export.dataset_schema(evaluators=run.evaluators, extra_keys=keys)
-
-
-def export_items(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
-    return item_filter(run=run, filters=replace(filters, order="row"))
-
-
-def export_rows(*, items: QuerySet[Item], schema: export.DatasetSchema) -> Iterator[dict]:
-    """One flat dict per item, streamed from the database ROWS_PER_QUERY items at a time, each
-    batch with its evaluations and reviews in two more queries, so memory stays flat.
-
-    Plain values, not model instances: building a model per evaluation cost more than
-    everything else an export does.
-    """
-    rows = items.values(*_ITEM_FIELDS).iterator(chunk_size=ROWS_PER_QUERY)
-    while batch := list(islice(rows, ROWS_PER_QUERY)):
-        ids = [item["id"] for item in batch]
-        evaluations: dict[int, list[tuple]] = defaultdict(list)
-        for item_id, *result in Evaluation.objects.filter(
-            item_id__in=ids, evaluator__in=schema.evaluators
-        ).values_list("item_id", "evaluator", "verdict", "status", "extracted"):
-            evaluations[item_id].append(result)
-        reviews: dict[int, list[tuple]] = defaultdict(list)  # newest first
-        for item_id, *review in (
-            Review.objects.filter(item_id__in=ids)
-            .order_by("item_id", "-created_at", "-id")
-            .values_list("item_id", "annotator__username", "note", "created_at")
-        ):
-            reviews[item_id].append(review)
-        for item in batch:
-            yield _row(item, schema, evaluations[item["id"]], reviews[item["id"]])
-
-
-_ITEM_FIELDS = (
-    "id",
-    "run_id",
-    "row_number",
-    "external_id",
-    "problem",
-    "gold",
-    "output",
-    "model_name",
-    "subject",
-    "sample_index",
-    "finish_reason",
-    "extra",
-    "grade_state",
-    "answer_type",
-    "auto_verdict",
-    "needs_review",
-    "review_reasons",
-    "evaluators_disagree",
-    "graded_at",
-    "final_verdict",
-    "final_source",
-)
-
-
-def _row(item: dict, schema: export.DatasetSchema, evaluations: list, reviews: list) -> dict:
-    reviewed_by, note, reviewed_at = reviews[0] if reviews else (None, None, None)
-    row = {
-        "item_id": item["id"],
-        "run_id": item["run_id"],
-        "row_number": item["row_number"],
-        "id": item["external_id"],
-        "problem": item["problem"],
-        "gold": item["gold"],
-        "output": item["output"],
-        "model": item["model_name"],
-        "subject": item["subject"],
-        "sample_index": item["sample_index"],
-        "finish_reason": item["finish_reason"],
-        "grade_state": item["grade_state"],
-        "answer_type": item["answer_type"],
-        "jury_verdict": item["auto_verdict"],
-        "jury_needs_review": item["needs_review"],
-        "jury_reasons": [reason["code"] for reason in item["review_reasons"]],
-        "evaluators_disagree": item["evaluators_disagree"],
-        "graded_at": item["graded_at"],
-        "final_verdict": item["final_verdict"],
-        "final_source": item["final_source"],
-        "reviewed_by": reviewed_by,
-        "review_note": note,
-        "reviewed_at": reviewed_at,
-        "review_count": len(reviews),
-    }
-    for key, value in item["extra"].items():
-        row[schema.extra_columns[key]] = value
-    for evaluator, verdict, status, extracted in evaluations:
-        row[export.evaluator_column(evaluator, "verdict")] = verdict
-        row[export.evaluator_column(evaluator, "status")] = status
-        row[export.evaluator_column(evaluator, "extracted")] = extracted
-    return row
-
-
-def export_path(exported: Export, part: str) -> Path:
-    """Where one part of a finished export is on disk: the data, the gold errata or the card."""
-    folder = Path(settings.MATHJURY_EXPORT_DIR) / str(exported.pk)
-    names = {
-        "data": exported.file_name,
-        "errata": exported.errata_file_name,
-        "card.md": CARD_MD if exported.file_name else "",
-        "card.json": CARD_JSON if exported.file_name else "",
-    }
-    if part not in names:
-        raise ValueError(f"unknown part {part!r}; choose one of {', '.join(PARTS)}")
-    if exported.status != Export.Status.DONE:
-        raise ExportNotReadyError(export=exported)
-    if not names[part]:
-        raise Http404(f"Export {exported.pk} has no {part} file (no row is marked gold-wrong).")
-    return folder / names[part]
-
-
-def export_file_name(*, run: Run, format: str, variant: str, errata: bool = False) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", run.name.lower()).strip("-")[:60] or "run"
-    suffix = ("-gold-errata" if errata else "") + (
-        "-spreadsheet" if variant == "spreadsheet" else ""
-    )
-    return f"run-{run.pk}-{slug}{suffix}.{format}"
 
 
 def export_stream(
@@ -240,7 +58,7 @@ def export_stream(
         raise ExportTooLargeToStreamError(rows=rows, limit=limit)
     _export_audit(run=run, user=user, format=format, variant=variant, filters=filters, rows=rows)
     schema = export_schema(run=run)
-    chunks = export.encode(
+    chunks = formats.encode(
         export_rows(items=items, schema=schema),
         schema,
         format=format,
@@ -248,12 +66,9 @@ def export_stream(
     )
     return StreamedExport(
         filename=export_file_name(run=run, format=format, variant=variant),
-        content_type=export.CONTENT_TYPES[format],
+        content_type=formats.CONTENT_TYPES[format],
         chunks=chunks,
     )
-
-
-# ---- writes -----------------------------------------------------------------------------
 
 
 def export_start(
@@ -350,7 +165,7 @@ def export_write(*, export_id: int) -> Export:
             rows_total = items.count()
             progress(0, rows_total)
             schema = export_schema(run=run)
-            tally = export.CardTally(evaluators=schema.evaluators)
+            tally = dataset_card.CardTally(evaluators=schema.evaluators)
             file_name = export_file_name(run=run, format=job.format, variant=job.variant)
             rows = tally.counted(export_rows(items=items, schema=schema))
             _write(folder / file_name, job, _reporting(rows, progress, rows_total), schema)
@@ -373,8 +188,8 @@ def export_write(*, export_id: int) -> Export:
         )
         logger.exception("export %s failed", job.pk)
         raise
-    _replace(folder / CARD_JSON, export.card_json(card))
-    _replace(folder / CARD_MD, export.card_markdown(card).encode())
+    _replace(folder / CARD_JSON, dataset_card.card_json(card))
+    _replace(folder / CARD_MD, dataset_card.card_markdown(card).encode())
     Export.objects.filter(pk=job.pk).update(
         status=Export.Status.DONE,
         rows_done=tally.rows,
@@ -436,11 +251,11 @@ def _reporting(rows: Iterator[dict], report, total: int) -> Iterator[dict]:
         yield row
 
 
-def _write(path: Path, job: Export, rows: Iterator[dict], schema: export.DatasetSchema) -> None:
+def _write(path: Path, job: Export, rows: Iterator[dict], schema: formats.DatasetSchema) -> None:
     """Write to a temporary name and rename, so a download never sees half a file."""
     partial_path = path.with_name(path.name + ".part")
     with partial_path.open("wb") as target:
-        for chunk in export.encode(
+        for chunk in formats.encode(
             rows,
             schema,
             format=job.format,
@@ -494,12 +309,6 @@ def _evaluator_versions(run: Run) -> dict[str, list[str]]:
     for name, version in pairs:
         versions.setdefault(name, []).append(version)
     return versions
-
-
-def _yes_no(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
 
 
 def _export_enqueue(*, export_id: int) -> None:

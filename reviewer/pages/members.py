@@ -10,8 +10,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewer import access, services
-from reviewer.forms import MemberForm
 from reviewer.models import Membership
+from reviewer.pages.forms import MemberForm
 
 
 @require_http_methods(["GET", "POST"])

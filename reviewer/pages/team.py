@@ -12,9 +12,10 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from reviewer import access, assignments, audit, rulings
-from reviewer.forms import AssignForm
+from reviewer import access, audit
 from reviewer.models import AuditEvent, Membership
+from reviewer.pages.forms import AssignForm
+from reviewer.services import assignments, rulings
 
 AUDIT_PAGE_SIZE = 100
 
