@@ -1,0 +1,38 @@
+"""Projects and their members."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from rest_framework import serializers
+
+from reviewer.models import (
+    Membership,
+    Project,
+)
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    role = serializers.SerializerMethodField(help_text="your role in the project")
+
+    class Meta:
+        model = Project
+        fields = ["id", "name", "role", "created_at"]
+        read_only_fields = ["id", "created_at"]
+
+    def get_role(self, project) -> str | None:
+        return getattr(project, "role", None)
+
+
+class MembershipSerializer(serializers.Serializer):
+    """A member: input ``username`` and ``role``; output the same."""
+
+    username = serializers.SlugRelatedField(
+        source="user",
+        slug_field="username",
+        queryset=get_user_model().objects.filter(is_active=True),
+    )
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class ProjectCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
