@@ -50,10 +50,7 @@ def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
         for n in range(rows):
             writer.writerow({**sample[n % len(sample)], "id": f"{name}-{n}", "difficulty": n % 5})
     stored = upload_store_path(path=path)
-    project = services.project_get_or_create(name=name, user=user)
-    run = services.run_create(
-        project=project, user=user, upload_token=stored.token, mapping=None, name=name
-    )
+    run = services.run_upload(stored=stored, project_name=name, user=user, name=name).run
     items, evaluations, reviews = (m._meta.db_table for m in (Item, Evaluation, Review))
     with connection.cursor() as cursor:
         cursor.execute(

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from reviewer import access, services
-from reviewer.ingest import IngestError, preview_file
+from reviewer.ingest import IngestError
 from reviewer.pages.forms import MappingForm, UploadForm
 
 DELIMITER_LABELS = {",": ",", ";": ";", "\t": "tab", "|": "|"}
@@ -64,11 +64,16 @@ def _upload_page(request, *, upload_form, status=200, **context) -> HttpResponse
 
 
 def _mapping_page(request, *, stored, data, initial, create=False) -> HttpResponse:
-    """Preview the stored file and show the mapping form; with ``create``, try to create the run."""
+    """Preview the stored file and show the mapping form; with ``create``, try to create the run.
+
+    A file that cannot be previewed or is refused is gone (the service deletes it), so those
+    answers start again at the first step.
+    """
     delimiter = (data or initial).get("delimiter") or None
     try:
-        preview = preview_file(stored.path, delimiter=delimiter)
+        preview = services.upload_preview(stored=stored, delimiter=delimiter)
     except IngestError as error:
+        services.upload_discard(stored=stored)
         return _upload_page(
             request, upload_form=UploadForm(initial=initial), problems=error.problems, status=400
         )
@@ -80,26 +85,13 @@ def _mapping_page(request, *, stored, data, initial, create=False) -> HttpRespon
         columns=list(preview.columns),
         needs_confirmation=list(preview.needs_confirmation),
     )
-    context = {"problems": None, "duplicate": None}
-    refused = None  # the status of a refusal: another's project name, or the wrong role
     if create and form.is_valid():
+        again = UploadForm(initial={"project": form.cleaned_data["project"]})
         try:
-            project = services.project_get_or_create(
-                name=form.cleaned_data["project"], user=request.user
-            )
-            access.require(request.user, project, access.UPLOAD)
-        except services.ProjectNameTakenError as error:
-            form.add_error(None, str(error))
-            refused = 409
-        except PermissionDenied as error:
-            form.add_error(None, str(error))
-            refused = 403
-    if create and form.is_valid():
-        try:
-            run = services.run_create(
-                project=project,
+            uploaded = services.run_upload(
+                stored=stored,
+                project_name=form.cleaned_data["project"],
                 user=request.user,
-                upload_token=stored.token,
                 mapping=form.mapping(),
                 name=form.cleaned_data["name"],
                 model_name=form.cleaned_data["model_name"],
@@ -108,21 +100,25 @@ def _mapping_page(request, *, stored, data, initial, create=False) -> HttpRespon
                 delimiter=form.cleaned_data["delimiter"] or None,
             )
         except IngestError as error:
-            context["problems"] = error.problems
-        except services.DuplicateRunError as error:
-            context["duplicate"] = error.run
-        else:
-            messages.success(request, f"Run “{run.name}” created: {run.total_rows} rows to grade.")
-            return redirect("run_detail", run_id=run.id)
-    context |= {
+            return _upload_page(request, upload_form=again, problems=error.problems, status=400)
+        except (services.ProjectNameTakenError, PermissionDenied) as error:
+            # Another's project name (409), or a role that may not upload (403).
+            messages.error(request, str(error))
+            status = 409 if isinstance(error, services.ProjectNameTakenError) else 403
+            return _upload_page(request, upload_form=again, status=status)
+        if uploaded.duplicate:
+            return _upload_page(request, upload_form=again, duplicate=uploaded.run)
+        run = uploaded.run
+        messages.success(request, f"Run “{run.name}” created: {run.total_rows} rows to grade.")
+        return redirect("run_detail", run_id=run.id)
+    context = {
         "mapping_form": form,
         "upload": stored,
         "preview": preview,
         "preview_delimiter": DELIMITER_LABELS.get(preview.delimiter or "", preview.delimiter),
         "preview_rows": [[row.get(c, "") for c in preview.columns] for row in preview.rows],
     }
-    status = 200 if data is None or form.is_valid() and not context["problems"] else 400
-    status = refused or status
+    status = 200 if data is None or form.is_valid() else 400
     return render(request, "reviewer/upload.html", context, status=status)
 
 

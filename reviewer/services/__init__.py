@@ -4,6 +4,7 @@ turn them into responses.
 
 - ``members``: projects and their members
 - ``upload_store``: uploaded files kept on disk by token
+- ``uploads``: ``run_upload``, the one path from an uploaded file to a run (page, API, command)
 - ``runs``: creating a run from a stored upload, re-grading; ``items_insert`` bulk-inserts rows
 - ``grading``: attempts, results, finishing a run, sending its grading tasks
 - ``reviews``: human verdicts, blind double review
@@ -54,10 +55,13 @@ from reviewer.services.runs import (
 from reviewer.services.upload_store import (
     StoredUpload,
     UnknownUploadError,
+    upload_discard,
     upload_get,
+    upload_preview,
     upload_store,
     upload_store_path,
 )
+from reviewer.services.uploads import RunUpload, run_upload
 
 __all__ = [
     "DEMO_FILE",
@@ -69,6 +73,7 @@ __all__ = [
     "RulingError",
     "Scope",
     "StaleVersionError",
+    "RunUpload",
     "StoredUpload",
     "UnknownEvaluatorsError",
     "UnknownUploadError",
@@ -89,11 +94,14 @@ __all__ = [
     "run_create",
     "run_finish_if_done",
     "run_regrade",
+    "run_upload",
     "ruling_apply",
     "ruling_candidates",
     "ruling_undo",
     "rulings_undoable_by",
+    "upload_discard",
     "upload_get",
+    "upload_preview",
     "upload_store",
     "upload_store_path",
 ]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reviewer.models import Membership, Project, Run
 from reviewer.services.runs import DuplicateRunError, run_create
-from reviewer.services.upload_store import upload_store_path
+from reviewer.services.upload_store import upload_discard, upload_store_path
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "demo" / "demo_run.csv"
 DEMO_PROJECT = "Demo"
@@ -39,5 +39,5 @@ def demo_load(*, user) -> Run:
             dataset="MathJury demo",
         )
     except DuplicateRunError as exc:
-        stored.path.unlink(missing_ok=True)
+        upload_discard(stored=stored)
         return exc.run

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from functools import partial
-from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -14,7 +13,7 @@ from django.utils import timezone
 
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
 from reviewer.audit import Action, audit_record
-from reviewer.ingest import IngestError, preview_file, read_rows
+from reviewer.ingest import read_rows
 from reviewer.models import Item, Project, Run
 from reviewer.services.grading import grading_enqueue
 from reviewer.services.items_insert import items_insert
@@ -40,23 +39,20 @@ def run_create(
     project: Project,
     user,
     upload_token: str,
-    mapping: dict[str, str] | None,
+    mapping: dict[str, str],
     name: str,
     model_name: str = "",
     dataset: str = "",
     evaluators: Sequence[str] | None = None,
     delimiter: str | None = None,
 ) -> Run:
-    """Validate every row of an upload, store them as a run and enqueue its grading.
+    """Validate every row of a stored upload, store them as a run of ``project`` and enqueue
+    its grading; reviewer.services.uploads.run_upload is the path from a request to here.
 
-    ``mapping`` None (the API and the command line, with nobody to confirm it) takes the
-    guessed mapping. Raises IngestError (nothing is stored) or DuplicateRunError (same file,
-    same project).
+    Raises IngestError (nothing is stored) or DuplicateRunError (same file, same project).
     """
     stored = upload_get(token=upload_token)
-    evaluator_names = _checked_evaluators(evaluators)
-    if mapping is None:
-        mapping = _mapping_guessed(stored.path, delimiter=delimiter)
+    evaluator_names = checked_evaluators(evaluators)
     existing = Run.objects.filter(project=project, source_sha256=stored.sha256).first()
     if existing is not None:
         raise DuplicateRunError(run=existing)
@@ -108,7 +104,7 @@ def run_create(
 
 def run_regrade(*, run: Run, evaluators: Sequence[str], user) -> Run:
     """Grade the run again with ``evaluators``; human reviews are kept as they are."""
-    evaluator_names = _checked_evaluators(evaluators)
+    evaluator_names = checked_evaluators(evaluators)
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)
         run.grading_generation += 1
@@ -135,27 +131,8 @@ def run_regrade(*, run: Run, evaluators: Sequence[str], user) -> Run:
     return run
 
 
-def _mapping_guessed(path: Path, *, delimiter: str | None) -> dict[str, str]:
-    """The guessed column mapping, refused where only a person could confirm it."""
-    preview = preview_file(path, delimiter=delimiter)
-    mapping = preview.guessed_mapping
-    problems = [
-        f"column {mapping[field]!r} could hold the {field} or the other answer; "
-        "send a mapping that names the gold and output columns"
-        for field in preview.needs_confirmation
-    ]
-    problems += [
-        f"no column looks like the {field} (columns found: {', '.join(preview.columns)}); "
-        f'send a mapping such as {{"{field}": "<column>"}}'
-        for field in ("gold", "output")
-        if field not in mapping
-    ]
-    if problems:
-        raise IngestError(problems)
-    return mapping
-
-
-def _checked_evaluators(evaluators: Sequence[str] | None) -> list[str]:
+def checked_evaluators(evaluators: Sequence[str] | None) -> list[str]:
+    """The evaluators by name, each once (all by default); UnknownEvaluatorsError otherwise."""
     names = list(dict.fromkeys(evaluators)) if evaluators is not None else list(DEFAULT_EVALUATORS)
     unknown = [name for name in names if name not in AVAILABLE]
     if unknown or not names:

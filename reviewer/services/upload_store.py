@@ -1,10 +1,12 @@
-"""Uploaded files kept under UPLOAD_DIR: each stored once with its SHA-256, and found again by
-a random token that can never name another path."""
+"""Uploaded files kept under UPLOAD_DIR: each stored once with its SHA-256, found again by a
+random token that can never name another path, and previewed once per delimiter (the preview
+is kept beside the file, so confirming the mapping does not read the file again)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import secrets
 from dataclasses import asdict, dataclass
@@ -12,6 +14,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+
+from reviewer.ingest import FilePreview, preview_file
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{22}$")
 
@@ -56,6 +60,39 @@ def upload_get(*, token: str) -> StoredUpload:
         size=meta["size"],
         path=folder / f"{token}.upload",
     )
+
+
+def upload_preview(*, stored: StoredUpload, delimiter: str | None) -> FilePreview:
+    """The file's preview with this delimiter (None: detected): read from the file the first
+    time, from the kept copy after that. Raises IngestError for a file that cannot be read."""
+    meta_path = stored.path.with_suffix(".json")
+    meta = json.loads(meta_path.read_text("utf-8"))
+    key = delimiter or "detect"
+    kept = meta.get("previews", {}).get(key)
+    if kept is not None:
+        return FilePreview(
+            **{
+                **kept,
+                "columns": tuple(kept["columns"]),
+                "rows": tuple(kept["rows"]),
+                "needs_confirmation": tuple(kept["needs_confirmation"]),
+            }
+        )
+    preview = preview_file(stored.path, delimiter=delimiter)
+    kept = asdict(preview)
+    meta.setdefault("previews", {})[key] = kept
+    if preview.delimiter:  # the mapping form sends the detected delimiter back
+        meta["previews"][preview.delimiter] = kept
+    partial_path = meta_path.with_name(meta_path.name + ".part")
+    partial_path.write_text(json.dumps(meta), "utf-8")
+    os.replace(partial_path, meta_path)
+    return preview
+
+
+def upload_discard(*, stored: StoredUpload) -> None:
+    """Delete a stored upload that will not become a run (refused, or a duplicate)."""
+    stored.path.unlink(missing_ok=True)
+    stored.path.with_suffix(".json").unlink(missing_ok=True)
 
 
 def _store_chunks(*, chunks, filename: str) -> StoredUpload:

@@ -155,16 +155,14 @@ def test_an_export_uploads_again_as_a_run_with_the_same_content(
     # Given a run made from a file full of formula-looking text, CRs and Unicode
     stored = store_upload(HOSTILE_CSV, "hostile.csv")
     project = ProjectFactory()
-    run = services.run_create(
-        project=project, user=user, upload_token=stored.token, mapping=None, name="hostile"
-    )
+    run = services.run_upload(
+        stored=stored, project_name=project.name, user=user, name="hostile"
+    ).run
 
     # When it is exported (raw) and the export is uploaded again with the guessed mapping
     data = exports.export_path(export_now(run, user, format), "data").read_bytes()
     again = store_upload(data, f"again.{format}")
-    copy = services.run_create(
-        project=project, user=user, upload_token=again.token, mapping=None, name="again"
-    )
+    copy = services.run_upload(stored=again, project_name=project.name, user=user, name="again").run
 
     # Then every row's problem, gold, output, id and other columns are the same
     fields = ["row_number", "external_id", "problem", "gold", "output", "sample_index"]
@@ -181,9 +179,9 @@ def test_an_export_uploads_again_as_a_run_with_the_same_content(
 @pytest.mark.django_db
 def test_raw_csv_keeps_quoted_crlf_and_bare_cr_bytes(user, store_upload, export_dir):  # C6
     stored = store_upload(HOSTILE_CSV, "hostile.csv")
-    run = services.run_create(
-        project=ProjectFactory(), user=user, upload_token=stored.token, mapping=None, name="h"
-    )
+    run = services.run_upload(
+        stored=stored, project_name=ProjectFactory().name, user=user, name="h"
+    ).run
 
     data = exports.export_path(export_now(run, user, "csv"), "data").read_bytes()
 

@@ -64,24 +64,21 @@ class RunList(ApiView):
             stored = services.upload_store(file=data["file"])
         else:
             stored = services.upload_store(file=_rows_as_jsonl(data["rows"], data["name"]))
-        project = services.project_get_or_create(name=data["project"], user=request.user)
-        access.require(request.user, project, access.UPLOAD)
-        try:
-            run = services.run_create(
-                project=project,
-                user=request.user,
-                upload_token=stored.token,
-                mapping=data.get("mapping"),
-                name=data["name"],
-                model_name=data["model_name"],
-                dataset=data["dataset"],
-                evaluators=data.get("evaluators"),
-                delimiter=data.get("delimiter"),
-            )
-        except services.DuplicateRunError as duplicate:
-            stored.path.unlink(missing_ok=True)
-            return Response(_run_detail(duplicate.run), status=status.HTTP_200_OK)
-        return Response(_run_detail(run), status=status.HTTP_201_CREATED)
+        uploaded = services.run_upload(
+            stored=stored,
+            project_name=data["project"],
+            user=request.user,
+            mapping=data.get("mapping"),
+            name=data["name"],
+            model_name=data["model_name"],
+            dataset=data["dataset"],
+            evaluators=data.get("evaluators"),
+            delimiter=data.get("delimiter"),
+        )
+        return Response(
+            _run_detail(uploaded.run),
+            status=status.HTTP_200_OK if uploaded.duplicate else status.HTTP_201_CREATED,
+        )
 
 
 def _rows_as_jsonl(rows: list[dict], name: str) -> SimpleUploadedFile:
