@@ -18,6 +18,7 @@ from typing import TextIO
 
 from grading.batch import grade_many
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
+from grading.reader import IngestError
 from grading.sample_file import MissingColumnError, RowError, SampleRow, read_sample_file
 from grading.sandbox import DEFAULT_TIMEOUT
 from grading.types import GradedSample
@@ -112,6 +113,8 @@ def _positive_int(text: str) -> int:
 def _grade_command(args: argparse.Namespace) -> int:
     try:
         rows = read_sample_file(args.input)
+    except IngestError as exc:  # the file cannot be read at all (empty, UTF-32, a bad header)
+        raise UsageError(f"{args.input}: {exc}") from exc
     except (OSError, ValueError) as exc:  # MissingColumnError is a ValueError
         message = str(exc) if isinstance(exc, MissingColumnError) else _oserror(exc)
         raise UsageError(message) from exc

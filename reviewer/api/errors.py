@@ -12,7 +12,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from reviewer.ingest import IngestError
+from grading.reader import IngestError
 from reviewer.services import (
     LastOwnerError,
     ProjectNameTakenError,

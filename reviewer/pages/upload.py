@@ -9,8 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from grading.reader import IngestError
 from reviewer import access, services
-from reviewer.ingest import IngestError
 from reviewer.pages.forms import MappingForm, UploadForm
 
 DELIMITER_LABELS = {",": ",", ";": ";", "\t": "tab", "|": "|"}

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from django.db import connection
 from psycopg.types.json import Jsonb
 
-from reviewer.ingest import SourceRow
+from grading.reader import SourceRow
 from reviewer.models import Item
 from reviewer.services.batches import batches
 

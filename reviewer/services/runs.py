@@ -12,8 +12,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
+from grading.reader import read_rows
 from reviewer.audit import Action, audit_record
-from reviewer.ingest import read_rows
 from reviewer.models import Item, Project, Run
 from reviewer.services.grading import grading_enqueue
 from reviewer.services.items_insert import items_insert

@@ -15,7 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from reviewer.ingest import FilePreview, preview_file
+from grading.reader import FilePreview, preview_file
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{22}$")
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from grading.reader import IngestError
 from reviewer import access
-from reviewer.ingest import IngestError
 from reviewer.models import Run
 from reviewer.services.members import ProjectNameTakenError, project_get_or_create
 from reviewer.services.runs import (
@@ -89,18 +89,12 @@ def run_upload(
 def _mapping_guessed(
     stored: StoredUpload, *, delimiter: str | None, named: Mapping[str, str]
 ) -> dict[str, str]:
-    """The guessed column mapping with the ``named`` fields put in, refused where only a
-    person could confirm it."""
+    """The guessed column mapping (grading.reader's alias table and its rule for ``answer``)
+    with the ``named`` fields put in; refused without a gold or an output column."""
     preview = upload_preview(stored=stored, delimiter=delimiter)
     guessed = {f: c for f, c in preview.guessed_mapping.items() if c not in named.values()}
     mapping = {**guessed, **named}
     problems = [
-        f"column {mapping[field]!r} could hold the {field} or the other answer; "
-        "send a mapping that names the gold and output columns"
-        for field in preview.needs_confirmation
-        if not named
-    ]
-    problems += [
         f"no column looks like the {field} (columns found: {', '.join(preview.columns)}); "
         f'send a mapping such as {{"{field}": "<column>"}}'
         for field in ("gold", "output")

@@ -217,3 +217,16 @@ def test_a_duplicate_at_the_command_line_prints_the_run_and_keeps_one_file(
     assert f"is already run {first}" in again.err
     assert Run.objects.count() == 1
     assert stored_files(settings) == kept
+
+
+def test_the_api_reads_an_answer_column_by_the_engines_rule(api):
+    # Given rows laid out as Math-Verify's example: the model's answer in "answer"
+    response = api.post(
+        "/api/runs/",
+        {"project": "Fresh", "rows": [{"answer": "so $\\boxed{2}$", "gold": "2"}]},
+        format="json",
+    )
+
+    # Then no mapping is needed: "answer" is the output, as the command line reads it
+    assert response.status_code == 201, response.json()
+    assert response.json()["column_mapping"] == {"gold": "gold", "output": "answer"}

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
-from reviewer.ingest import CANONICAL_FIELDS, DELIMITERS
+from grading.reader import CANONICAL_FIELDS, DELIMITERS
 from reviewer.models import (
     Run,
 )

@@ -6,8 +6,8 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
+from grading.reader import IngestError
 from reviewer import services
-from reviewer.ingest import IngestError
 
 
 class Command(BaseCommand):

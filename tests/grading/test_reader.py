@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.ingest import IngestError, guess_mapping, preview_file, read_rows
+from grading.reader import IngestError, guess_mapping, preview_file, read_rows
 
 MAPPING = {"gold": "gold", "output": "output"}
 MiB = 1024 * 1024
@@ -267,3 +267,28 @@ def test_no_row_is_yielded_after_the_first_problem(tmp_path):
         for row in reader:
             yielded.append(row.row_number)
     assert yielded == [1]
+
+
+def test_answer_alone_beside_neither_gold_nor_output_is_the_output():
+    mapping, confirm = guess_mapping(("question", "answer"))
+    assert mapping == {"output": "answer", "problem": "question"}
+    assert confirm == ("output",)
+
+
+def test_answer_beside_both_a_gold_and_an_output_column_is_an_ordinary_column():
+    mapping, confirm = guess_mapping(("gold", "answer", "response"))
+    assert mapping == {"gold": "gold", "output": "response"}
+    assert confirm == ()
+
+
+def test_text_after_a_closing_quote_is_kept_as_spreadsheets_write_it(tmp_path):
+    # Math-Verify's example file ends with a space after its last closing quote
+    path = write(tmp_path, b'gold,output\n"1","so 1" \n')
+    [row] = rows_of(path)
+    assert row.fields["output"] == "so 1 "
+
+
+def test_undecodable_bytes_on_several_rows_are_each_named(tmp_path):  # C5
+    content = "gold,output\n1,très\n2,two\n3,déjà\n".encode("latin-1")
+    problems = problems_of(write(tmp_path, content))
+    assert [p.split(":")[0] for p in problems] == ["line 2", "line 4"]
