@@ -27,6 +27,7 @@ from django.db.models.lookups import Contains, LessThan
 from django.utils import timezone
 
 from reviewer import access
+from reviewer.item_filters import ItemFilters
 from reviewer.models import Assignment, EvaluatorScore, Item, Project, Run, Verdict
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
@@ -34,6 +35,7 @@ STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is 
 # PostgreSQL and SQLite, with no column to add.
 _HASH_MULTIPLIER = 2654435761
 _HASH_MODULUS = 2**32
+_QUEUE_RANK_STRIDE = 2**32  # more than any row number
 
 _HUMAN = Q(final_source=Item.FinalSource.HUMAN)
 _COUNTS = {
@@ -84,29 +86,6 @@ class RunProgress:
     @property
     def percent(self) -> int:
         return int(100 * self.graded / self.total) if self.total else 100
-
-
-@dataclass(frozen=True)
-class ItemFilters:
-    """The run table's filters; None or "" means "any"."""
-
-    needs_review: bool | None = None
-    disagree: bool | None = None
-    verdict: str = ""  # a final verdict, or "none" for rows without one
-    answer_type: str = ""
-    reviewed: bool | None = None
-    q: str = ""
-    # "flagged", the review queue: evaluators split, then other flags, then the spot check,
-    # then the rest, each by row; "row": by row
-    order: str = "flagged"
-    evaluator: str = ""  # with evaluator_verdict: what this evaluator said
-    evaluator_verdict: str = ""  # "correct", or "incorrect" (incorrect, no answer, parse error)
-    human_verdict: str = ""  # the final verdict of a row a human decided
-    reason: str = ""  # a review reason code the row carries
-    # "mine": rows in user_id's queue they have not reviewed; "conflicts": rows whose blind
-    # reviews disagree
-    queue: str = ""
-    user_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -307,6 +286,12 @@ class HasReviewReason(Func):
     def as_postgresql(self, compiler, connection, **extra_context):
         reasons, params = compiler.compile(self.source_expressions[0])
         return f"({reasons} @> %s::jsonb)", (*params, json.dumps([{"code": self.code}]))
+
+
+def queue_position() -> F:
+    """Each row's place in the review queue as one number (its rank, then its row), on a
+    query that item_filter ordered by the queue."""
+    return F("queue_rank") * _QUEUE_RANK_STRIDE + F("row_number")
 
 
 def _queue_rank() -> Case:

@@ -127,6 +127,31 @@ class Item(models.Model):
         return f"{self.run_id}:{self.row_number}"
 
 
+# The Item column each field of an upload (grading.reader.CANONICAL_FIELDS) is stored in, in
+# the order the API and exports list them; exports name them by the field, so they upload again.
+UPLOAD_FIELD_COLUMNS = {
+    "id": "external_id",
+    "problem": "problem",
+    "gold": "gold",
+    "output": "output",
+    "model": "model_name",
+    "subject": "subject",
+    "sample_index": "sample_index",
+    "finish_reason": "finish_reason",
+}
+# What grading and people decided about an item, as the API and exports show it.
+RESULT_COLUMNS = (
+    "grade_state",
+    "answer_type",
+    "auto_verdict",
+    "needs_review",
+    "evaluators_disagree",
+    "review_reasons",
+    "final_verdict",
+    "final_source",
+)
+
+
 class Evaluation(models.Model):
     """One evaluator's result on one item; re-grading overwrites it in place."""
 

@@ -7,8 +7,8 @@ from django.contrib.auth import get_user_model
 
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.evaluators import DEFAULT_EVALUATORS
-from grading.reasons import MESSAGES as REASON_MESSAGES
-from grading.types import AnswerType
+from grading.reader import CANONICAL_FIELDS, REQUIRED_FIELDS
+from reviewer.item_filters import ITEM_FILTERS, TEXT, YES_NO, ItemFilter
 from reviewer.models import Membership, ReviewVerdict
 from reviewer.services.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 
@@ -20,9 +20,8 @@ DELIMITER_CHOICES = [
     ("|", "Pipe |"),
 ]
 
-# Canonical fields of an upload, in the order the mapping step shows them.
-REQUIRED_FIELDS = ("gold", "output")
-OPTIONAL_FIELDS = ("problem", "id", "model", "subject", "sample_index", "finish_reason")
+# Canonical fields of an upload (grading.reader), in the order the mapping step shows them.
+OPTIONAL_FIELDS = tuple(field for field in CANONICAL_FIELDS if field not in REQUIRED_FIELDS)
 FIELD_LABELS = {
     "gold": "Gold answer",
     "output": "Model output",
@@ -177,51 +176,20 @@ class ReviewForm(forms.Form):
     expected_version = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
 
 
-YES_NO_ANY = [("", "any"), ("yes", "yes"), ("no", "no")]
-
-
 class ItemFilterForm(forms.Form):
-    """The run table's filters, read from the query string."""
+    """The run table's filters (reviewer.item_filters.ITEM_FILTERS), read from the query
+    string."""
 
-    needs_review = forms.ChoiceField(choices=YES_NO_ANY, required=False, label="Needs review")
-    disagree = forms.ChoiceField(choices=YES_NO_ANY, required=False, label="Evaluators disagree")
-    verdict = forms.ChoiceField(
-        choices=[("", "any"), *ReviewVerdict.choices, ("none", "none yet")],
-        required=False,
-        label="Final verdict",
-    )
-    answer_type = forms.ChoiceField(
-        choices=[("", "any"), *((t.value, t.value.replace("_", " ")) for t in AnswerType)],
-        required=False,
-        label="Answer type",
-    )
-    reviewed = forms.ChoiceField(choices=YES_NO_ANY, required=False, label="Reviewed")
-    q = forms.CharField(required=False, max_length=200, label="Search")
-    order = forms.ChoiceField(
-        choices=[("flagged", "review queue"), ("row", "row number")],
-        required=False,
-        label="Order",
-        help_text="Review queue: evaluators split, then other flags, then a spot check.",
-    )
-    # The stats page's confusion-matrix cells link here with these.
-    evaluator = forms.ChoiceField(
-        choices=[("", "any"), *EVALUATOR_CHOICES], required=False, label="Evaluator"
-    )
-    evaluator_verdict = forms.ChoiceField(
-        choices=[("", "any"), ("correct", "correct"), ("incorrect", "incorrect or no answer")],
-        required=False,
-        label="Evaluator said",
-    )
-    human_verdict = forms.ChoiceField(
-        choices=[("", "any"), *ReviewVerdict.choices], required=False, label="Human said"
-    )
-    reason = forms.ChoiceField(
-        choices=[("", "any"), *((code, code.replace("_", " ")) for code in REASON_MESSAGES)],
-        required=False,
-        label="Review reason",
-    )
-    queue = forms.ChoiceField(
-        choices=[("", "every row"), ("mine", "my queue, to do"), ("conflicts", "conflicts")],
-        required=False,
-        label="Queue",
-    )
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for spec in ITEM_FILTERS:
+            self.fields[spec.name] = _filter_field(spec)
+
+
+def _filter_field(spec: ItemFilter) -> forms.Field:
+    if spec.kind == TEXT:
+        return forms.CharField(required=False, max_length=200, label=spec.label)
+    choices = [("yes", "yes"), ("no", "no")] if spec.kind == YES_NO else list(spec.choices)
+    if spec.any_label:
+        choices = [("", spec.any_label), *choices]
+    return forms.ChoiceField(choices=choices, required=False, label=spec.label, help_text=spec.help)

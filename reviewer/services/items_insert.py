@@ -1,14 +1,20 @@
-"""Inserting an upload's rows as a run's items: COPY on PostgreSQL, bulk INSERT elsewhere."""
+"""Inserting an upload's rows as a run's items: COPY on PostgreSQL, bulk INSERT elsewhere.
+
+Both take their columns from the Item model: the upload's fields go where
+``UPLOAD_FIELD_COLUMNS`` says, every other column gets the model's default.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import Enum
 
 from django.db import connection
 from psycopg.types.json import Jsonb
 
 from grading.reader import SourceRow
 from reviewer.models import Item
+from reviewer.models.items import UPLOAD_FIELD_COLUMNS
 from reviewer.services.batches import batches
 
 _INSERT_BATCH = 5000
@@ -20,65 +26,31 @@ def items_insert(*, run_id: int, rows: Iterable[SourceRow]) -> int:
         return _items_copy(run_id=run_id, rows=rows)
     count = 0
     for batch in batches(rows, _INSERT_BATCH):
-        Item.objects.bulk_create([_item_from_row(run_id, row) for row in batch])
+        Item.objects.bulk_create([Item(**_item_values(run_id, row)) for row in batch])
         count += len(batch)
     return count
 
 
-def _item_from_row(run_id: int, row: SourceRow) -> Item:
-    fields = row.fields
-    index = fields["sample_index"].strip()
-    return Item(
-        run_id=run_id,
-        row_number=row.row_number,
-        source_line=row.source_line,
-        external_id=fields["id"],
-        problem=fields["problem"],
-        gold=fields["gold"],
-        output=fields["output"],
-        model_name=fields["model"],
-        subject=fields["subject"],
-        sample_index=int(index) if index else None,
-        finish_reason=fields["finish_reason"],
-        extra=row.extra,
-    )
-
-
-_COPY_COLUMNS = (
-    "run_id",
-    "row_number",
-    "source_line",
-    "external_id",
-    "problem",
-    "gold",
-    "output",
-    "model_name",
-    "subject",
-    "sample_index",
-    "finish_reason",
-    "extra",
-    "grade_state",
-    "grade_attempts",
-    "graded_generation",
-    "answer_type",
-    "auto_verdict",
-    "needs_review",
-    "evaluators_disagree",
-    "review_reasons",
-    "evaluator_scores",
-    "final_verdict",
-    "final_source",
-    "version",
-    "review_stage",
-    "pair_key",
-)
+def _item_values(run_id: int, row: SourceRow) -> dict[str, object]:
+    """The columns an upload sets on a new item, by attribute name."""
+    values: dict[str, object] = {
+        "run_id": run_id,
+        "row_number": row.row_number,
+        "source_line": row.source_line,
+        "extra": row.extra,
+    }
+    for field, column in UPLOAD_FIELD_COLUMNS.items():
+        values[column] = row.fields[field]
+    index = row.fields["sample_index"].strip()
+    values["sample_index"] = int(index) if index else None
+    return values
 
 
 def _items_copy(*, run_id: int, rows: Iterable[SourceRow]) -> int:
     """COPY is several times faster than multi-row INSERT for large uploads."""
+    columns = [field for field in Item._meta.concrete_fields if not field.primary_key]
+    defaults = {field.attname: _copy_value(field.get_default()) for field in columns}
     count = 0
-    table = Item._meta.db_table
-    pending = Item.GradeState.PENDING.value
     with connection.cursor() as cursor:
         # lz4 compresses long outputs several times faster than the default pglz (PostgreSQL
         # 14+, when built with lz4); it more than doubles the insert rate of long outputs.
@@ -88,40 +60,26 @@ def _items_copy(*, run_id: int, rows: Iterable[SourceRow]) -> int:
         )
         if cursor.fetchone():
             cursor.execute("SET LOCAL default_toast_compression = 'lz4'")
-        copy_sql = f"COPY {table} ({', '.join(_COPY_COLUMNS)}) FROM STDIN"
+        names = ", ".join(field.column for field in columns)
+        copy_sql = f"COPY {Item._meta.db_table} ({names}) FROM STDIN"
         with cursor.cursor.copy(copy_sql) as copy:
             for row in rows:
-                fields = row.fields
-                index = fields["sample_index"].strip()
+                values = _item_values(run_id, row)
+                values["extra"] = Jsonb(row.extra)
                 copy.write_row(
-                    (
-                        run_id,
-                        row.row_number,
-                        row.source_line,
-                        fields["id"],
-                        fields["problem"],
-                        fields["gold"],
-                        fields["output"],
-                        fields["model"],
-                        fields["subject"],
-                        int(index) if index else None,
-                        fields["finish_reason"],
-                        Jsonb(row.extra),
-                        pending,
-                        0,
-                        0,
-                        "",
-                        "",
-                        False,
-                        False,
-                        Jsonb([]),
-                        "",
-                        "",
-                        "",
-                        0,
-                        "",
-                        "",
-                    )
+                    [
+                        values[f.attname] if f.attname in values else defaults[f.attname]
+                        for f in columns
+                    ]
                 )
                 count += 1
     return count
+
+
+def _copy_value(value: object) -> object:
+    """A model default as COPY takes it: JSON wrapped, choices as their plain value."""
+    if isinstance(value, (dict, list)):
+        return Jsonb(value)
+    if isinstance(value, Enum):
+        return value.value
+    return value

@@ -4,47 +4,52 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from grading.types import AnswerType
+from reviewer.item_filters import (
+    ITEM_FILTERS,
+    TEXT,
+    YES_NO,
+    ItemFilter,
+    ItemFilters,
+    item_filters_from,
+)
 from reviewer.models import (
     Evaluation,
     Item,
     Review,
     ReviewVerdict,
 )
-from reviewer.selectors import ItemFilters
+from reviewer.models.items import RESULT_COLUMNS, UPLOAD_FIELD_COLUMNS
 
 
-class ItemFilterSerializer(serializers.Serializer):
-    """The run table's filters; a left-out filter means "any"."""
-
-    needs_review = serializers.BooleanField(required=False, allow_null=True, default=None)
-    disagree = serializers.BooleanField(required=False, allow_null=True, default=None)
-    verdict = serializers.ChoiceField(
-        choices=[*ReviewVerdict.values, "none"], required=False, help_text="'none': no verdict yet"
-    )
-    answer_type = serializers.ChoiceField(choices=[t.value for t in AnswerType], required=False)
-    reviewed = serializers.BooleanField(required=False, allow_null=True, default=None)
-    q = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    queue = serializers.ChoiceField(
-        choices=["mine", "conflicts"],
-        required=False,
-        help_text="'mine': rows in your queue you have not reviewed; 'conflicts': rows whose "
-        "blind reviews disagree",
-    )
+class _ItemFilterBase(serializers.Serializer):
+    """The run table's filters (reviewer.item_filters.ITEM_FILTERS, the run page's too); a
+    left-out filter means "any", and rows come in row order unless ``order`` is "flagged"."""
 
     def filters(self, *, user_id: int | None = None) -> ItemFilters:
-        data = self.validated_data
-        return ItemFilters(
-            needs_review=data.get("needs_review"),
-            disagree=data.get("disagree"),
-            verdict=data.get("verdict", ""),
-            answer_type=data.get("answer_type", ""),
-            reviewed=data.get("reviewed"),
-            q=data.get("q", ""),
-            order="row",
-            queue=data.get("queue", ""),
-            user_id=user_id,
+        return item_filters_from(self.validated_data, user_id=user_id, order="row")
+
+
+def _filter_field(spec: ItemFilter) -> serializers.Field:
+    if spec.kind == YES_NO:
+        return serializers.BooleanField(required=False, allow_null=True, default=None)
+    if spec.kind == TEXT:
+        return serializers.CharField(
+            required=False, allow_blank=True, max_length=200, help_text=spec.help
         )
+    return serializers.ChoiceField(
+        choices=[value for value, _ in spec.choices], required=False, help_text=spec.help
+    )
+
+
+ItemFilterSerializer = type(
+    "ItemFilterSerializer",
+    (_ItemFilterBase,),
+    {
+        "__doc__": _ItemFilterBase.__doc__,
+        "__module__": __name__,
+        **{spec.name: _filter_field(spec) for spec in ITEM_FILTERS},
+    },
+)
 
 
 class EvaluationSerializer(serializers.ModelSerializer):
@@ -82,23 +87,9 @@ class ItemSerializer(serializers.ModelSerializer):
             "run",
             "row_number",
             "source_line",
-            "external_id",
-            "problem",
-            "gold",
-            "output",
-            "model_name",
-            "subject",
-            "sample_index",
-            "finish_reason",
+            *UPLOAD_FIELD_COLUMNS.values(),
             "extra",
-            "grade_state",
-            "answer_type",
-            "auto_verdict",
-            "needs_review",
-            "evaluators_disagree",
-            "review_reasons",
-            "final_verdict",
-            "final_source",
+            *RESULT_COLUMNS,
             "review_stage",
             "version",
         ]

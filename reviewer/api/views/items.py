@@ -13,6 +13,7 @@ from reviewer.api import serializers as s
 from reviewer.api.errors import error_body
 from reviewer.api.pagination import (
     OldestFirstPagination,
+    ReviewQueuePagination,
     RowOrderPagination,
 )
 from reviewer.api.views.base import ERROR, ApiView
@@ -27,11 +28,16 @@ class ItemList(ApiView):
         parameters=[s.ItemFilterSerializer], responses={200: s.ItemSerializer(many=True)}
     )
     def get(self, request: Request, run_id: int) -> Response:
-        """The run's items that match the filters (the run page's), in row order."""
+        """The run's items that match the filters (the run page's), in row order, or with
+        ``order=flagged`` in the order of the review queue."""
         run = access.run_for(request.user, run_id)
-        filters = s.ItemFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        items = selectors.item_filter(run=run, filters=filters.filters(user_id=request.user.pk))
+        query = s.ItemFilterSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        filters = query.filters(user_id=request.user.pk)
+        items = selectors.item_filter(run=run, filters=filters)
+        if filters.order != "row":
+            self.pagination_class = ReviewQueuePagination
+            items = items.annotate(queue_position=selectors.queue_position())
         page = self.paginate_queryset(items)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 

@@ -6,35 +6,24 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
 from django.db.models import QuerySet
 
+from reviewer.item_filters import ROW_FILTER_NAMES, ItemFilters
 from reviewer.models import Evaluation, Export, Item, Review, Run
-from reviewer.selectors import ItemFilters, item_filter
+from reviewer.models.items import RESULT_COLUMNS, UPLOAD_FIELD_COLUMNS
+from reviewer.selectors import item_filter
 from reviewer.services.exports import formats
 from reviewer.services.exports.errors import ExportNotReadyError, ExportPartMissingError
 
 ROWS_PER_QUERY = 2000  # items fetched (with their evaluations and reviews) per round trip
-
-
 PARTS = ("data", "errata", "card.md", "card.json")
-
-
 CARD_MD = "dataset-card.md"
-
-
 CARD_JSON = "dataset-card.json"
-
-
-# The filters an export records; the order is always the file's, and the queues are a
-# person's to-do list, not part of a dataset.
-_FILTER_NAMES = tuple(
-    f.name for f in fields(ItemFilters) if f.name not in ("order", "queue", "user_id")
-)
 
 
 def export_list(*, run: Run) -> QuerySet[Export]:
@@ -44,12 +33,14 @@ def export_list(*, run: Run) -> QuerySet[Export]:
 
 def export_filters_from(data: dict) -> ItemFilters:
     """ItemFilters from an export's stored filters (the table's filters, in row order)."""
-    return ItemFilters(**{k: v for k, v in data.items() if k in _FILTER_NAMES}, order="row")
+    return ItemFilters(**{k: v for k, v in data.items() if k in ROW_FILTER_NAMES}, order="row")
 
 
 def export_filters_data(filters: ItemFilters) -> dict:
     """The filters that narrow the rows, as JSON data; an empty dict means every row."""
-    return {k: v for k, v in asdict(filters).items() if k in _FILTER_NAMES and v not in (None, "")}
+    return {
+        k: v for k, v in asdict(filters).items() if k in ROW_FILTER_NAMES and v not in (None, "")
+    }
 
 
 def export_filters_text(data: dict) -> str:
@@ -102,25 +93,17 @@ _ITEM_FIELDS = (
     "id",
     "run_id",
     "row_number",
-    "external_id",
-    "problem",
-    "gold",
-    "output",
-    "model_name",
-    "subject",
-    "sample_index",
-    "finish_reason",
+    *UPLOAD_FIELD_COLUMNS.values(),
     "extra",
-    "grade_state",
-    "answer_type",
-    "auto_verdict",
-    "needs_review",
-    "review_reasons",
-    "evaluators_disagree",
+    *RESULT_COLUMNS,
     "graded_at",
-    "final_verdict",
-    "final_source",
 )
+# Result columns under the names exports give them (the jury's, beside the final decision).
+_EXPORT_NAMES = {
+    "auto_verdict": "jury_verdict",
+    "needs_review": "jury_needs_review",
+    "review_reasons": "jury_reasons",
+}
 
 
 def _row(item: dict, schema: formats.DatasetSchema, evaluations: list, reviews: list) -> dict:
@@ -129,28 +112,15 @@ def _row(item: dict, schema: formats.DatasetSchema, evaluations: list, reviews: 
         "item_id": item["id"],
         "run_id": item["run_id"],
         "row_number": item["row_number"],
-        "id": item["external_id"],
-        "problem": item["problem"],
-        "gold": item["gold"],
-        "output": item["output"],
-        "model": item["model_name"],
-        "subject": item["subject"],
-        "sample_index": item["sample_index"],
-        "finish_reason": item["finish_reason"],
-        "grade_state": item["grade_state"],
-        "answer_type": item["answer_type"],
-        "jury_verdict": item["auto_verdict"],
-        "jury_needs_review": item["needs_review"],
-        "jury_reasons": [reason["code"] for reason in item["review_reasons"]],
-        "evaluators_disagree": item["evaluators_disagree"],
+        **{field: item[column] for field, column in UPLOAD_FIELD_COLUMNS.items()},
+        **{_EXPORT_NAMES.get(column, column): item[column] for column in RESULT_COLUMNS},
         "graded_at": item["graded_at"],
-        "final_verdict": item["final_verdict"],
-        "final_source": item["final_source"],
         "reviewed_by": reviewed_by,
         "review_note": note,
         "reviewed_at": reviewed_at,
         "review_count": len(reviews),
     }
+    row["jury_reasons"] = [reason["code"] for reason in item["review_reasons"]]
     for key, value in item["extra"].items():
         row[schema.extra_columns[key]] = value
     for evaluator, verdict, status, extracted in evaluations:
