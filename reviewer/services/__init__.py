@@ -25,6 +25,7 @@ from reviewer.services.assignments import (
 )
 from reviewer.services.demo import DEMO_FILE, demo_load
 from reviewer.services.grading import (
+    chunk_grade,
     grading_attempt_start,
     grading_enqueue,
     grading_results_save,
@@ -78,6 +79,7 @@ __all__ = [
     "UnknownEvaluatorsError",
     "UnknownUploadError",
     "blind_review_settle",
+    "chunk_grade",
     "conflict_count",
     "demo_load",
     "grading_attempt_start",

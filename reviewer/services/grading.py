@@ -11,13 +11,17 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from grading.batch import grade_many, shared_pool
 from grading.pairs import pair_key_of
-from grading.types import GradedSample
+from grading.types import GradedSample, Sample
 from reviewer.audit import Action, audit_event, audit_record, audit_record_many, verdict_change_data
+from reviewer.celery import app as celery_app
 from reviewer.models import Evaluation, EvaluatorScore, Item, Run, evaluator_scores_text
 from reviewer.services.batches import batches
 
 logger = logging.getLogger(__name__)
+
+GRADE_CHUNK_TASK = "reviewer.grade_chunk"  # reviewer.tasks.grade_chunk
 
 
 def grading_attempt_start(*, run_id: int, generation: int, item_ids: Sequence[int]) -> list[Item]:
@@ -218,16 +222,58 @@ def run_finish_if_done(*, run_id: int, generation: int) -> bool:
     return True
 
 
-def grading_enqueue(*, run_id: int, generation: int) -> None:
-    """Send one grading task per chunk of pending items (called after commit)."""
-    from reviewer.tasks import grade_chunk  # tasks import this module
+def chunk_grade(*, run_id: int, generation: int, item_ids: Sequence[int]) -> int:
+    """Grade one chunk of a run's items (the grading task's work); a re-delivered or stale
+    chunk writes nothing twice. Returns how many results were saved.
 
+    If an earlier delivery died (some item already has an attempt), rows are graded one at a
+    time, so only a row that really kills the worker runs out of attempts.
+    """
+    run = Run.objects.filter(pk=run_id).only("grading_generation", "evaluators").first()
+    if run is None or run.grading_generation != generation:
+        return 0
+    pending = list(
+        Item.objects.filter(
+            run_id=run_id, pk__in=item_ids, grade_state=Item.GradeState.PENDING
+        ).values_list("pk", "grade_attempts")
+    )
+    retried = any(attempts for _, attempts in pending)
+    ids = [pk for pk, _ in pending]
+    saved = 0
+    for group in [[pk] for pk in ids] if retried else [ids]:
+        items = grading_attempt_start(run_id=run_id, generation=generation, item_ids=group)
+        if not items:
+            continue
+        graded = grade_many(
+            [Sample(i.gold, i.output, i.finish_reason, i.problem) for i in items],
+            evaluators=run.evaluators,
+            timeout=settings.MATHJURY_GRADING_TIMEOUT,
+            pool=shared_pool(
+                settings.MATHJURY_GRADING_WORKERS,
+                timeout=settings.MATHJURY_GRADING_TIMEOUT,
+                memory_mb=settings.MATHJURY_GRADING_MEMORY_MB,
+            ),
+        )
+        saved += grading_results_save(
+            run_id=run_id,
+            generation=generation,
+            results=[(item.pk, result) for item, result in zip(items, graded, strict=True)],
+        )
+    run_finish_if_done(run_id=run_id, generation=generation)
+    return saved
+
+
+def grading_enqueue(*, run_id: int, generation: int) -> None:
+    """Send one grading task per chunk of pending items (called after commit). Tasks are sent
+    by name, so services never import reviewer.tasks."""
     item_ids = list(
         Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING)
         .order_by("row_number")
         .values_list("pk", flat=True)
     )
     # One producer for all chunks: a connection per message costs more than the message.
-    with grade_chunk.app.producer_or_acquire() as producer:
+    with celery_app.producer_or_acquire() as producer:
         for chunk in batches(item_ids, settings.MATHJURY_CHUNK_SIZE):
-            grade_chunk.apply_async((run_id, generation, list(chunk)), producer=producer)
+            celery_app.send_task(
+                GRADE_CHUNK_TASK, args=(run_id, generation, list(chunk)), producer=producer
+            )

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from reviewer import access
 from reviewer.audit import Action, audit_record
+from reviewer.celery import app as celery_app
 from reviewer.models import Evaluation, Export, ReviewVerdict, Run
 from reviewer.selectors import ItemFilters
 from reviewer.services.exports import dataset_card, formats
@@ -35,6 +36,8 @@ from reviewer.services.exports.rows import (
 )
 
 logger = logging.getLogger(__name__)
+
+EXPORT_WRITE_TASK = "reviewer.export_run"  # reviewer.tasks.export_run_task
 
 
 @dataclass(frozen=True)
@@ -312,6 +315,5 @@ def _evaluator_versions(run: Run) -> dict[str, list[str]]:
 
 
 def _export_enqueue(*, export_id: int) -> None:
-    from reviewer.tasks import export_run_task  # tasks import this module
-
-    export_run_task.delay(export_id)
+    """Send the export's task by name (called after commit)."""
+    celery_app.send_task(EXPORT_WRITE_TASK, args=(export_id,))
