@@ -201,13 +201,10 @@ MATHJURY_MAX_GRADE_ATTEMPTS = 3
 # Review: the share of unflagged graded rows (in percent) put in the review queue as a spot
 # check, so the error rate of the evaluators' consensus can be estimated. Deployments that set
 # the setting's earlier name, MATHJURY_AUDIT_PERCENT, keep working.
+_SPOT_CHECK_VARIABLES = ("MATHJURY_SPOT_CHECK_PERCENT", "MATHJURY_AUDIT_PERCENT")
 _SPOT_CHECK_VARIABLE = next(
-    (
-        name
-        for name in ("MATHJURY_SPOT_CHECK_PERCENT", "MATHJURY_AUDIT_PERCENT")
-        if os.environ.get(name, "").strip()
-    ),
-    "MATHJURY_SPOT_CHECK_PERCENT",
+    (name for name in _SPOT_CHECK_VARIABLES if os.environ.get(name, "").strip()),
+    _SPOT_CHECK_VARIABLES[0],
 )
 MATHJURY_SPOT_CHECK_PERCENT = _env_int(_SPOT_CHECK_VARIABLE, 5)
 if not 0 <= MATHJURY_SPOT_CHECK_PERCENT <= 100:
