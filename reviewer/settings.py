@@ -268,6 +268,8 @@ SPECTACULAR_SETTINGS = {
         "AutoVerdictEnum": "reviewer.models.Verdict",
         "RunStatusEnum": "reviewer.models.Run.Status",
         "ExportStatusEnum": "reviewer.models.Export.Status",
+        # The evaluators a run is graded with, and the one an item filter names.
+        "EvaluatorEnum": "grading.evaluators.AVAILABLE",
     },
     # Swagger UI from the drf-spectacular-sidecar package: served from our own static files.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -680,3 +680,14 @@ def test_a_failed_export_says_why_when_polled_and_downloaded(api, settings, tmp_
     download = api.get(f"/api/exports/{job['id']}/download/")
     assert download.status_code == 409
     assert error_of(download)["message"].startswith(f"export {job['id']} failed:")
+
+
+def test_a_username_with_a_nul_byte_is_refused_not_a_server_error(api):
+    project = ProjectFactory()
+
+    member = api.post(
+        f"/api/projects/{project.pk}/members/", {"username": "\x00", "role": "viewer"}
+    )
+
+    assert member.status_code == 400
+    assert "username" in error_of(member)["fields"]

@@ -23,10 +23,20 @@ class ProjectSerializer(serializers.ModelSerializer):
         return getattr(project, "role", None)
 
 
+class UsernameField(serializers.SlugRelatedField):
+    """An active user by username; a name PostgreSQL cannot even look up (a NUL byte) is
+    refused like any unknown one instead of failing the request."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data)
+        return super().to_internal_value(data)
+
+
 class MembershipSerializer(serializers.Serializer):
     """A member: input ``username`` and ``role``; output the same."""
 
-    username = serializers.SlugRelatedField(
+    username = UsernameField(
         source="user",
         slug_field="username",
         queryset=get_user_model().objects.filter(is_active=True),

@@ -27,7 +27,9 @@ class AssignmentSplitSerializer(serializers.Serializer):
     scope = serializers.ChoiceField(choices=Scope.choices, default=Scope.QUEUE)
 
     def validate_annotators(self, shares: dict) -> dict:
-        users = get_user_model().objects.in_bulk(list(shares), field_name="username")
+        # PostgreSQL cannot look up a name with a NUL byte; no user has one.
+        names = [name for name in shares if "\x00" not in name]
+        users = get_user_model().objects.in_bulk(names, field_name="username")
         unknown = sorted(set(shares) - set(users))
         if unknown:
             raise serializers.ValidationError(f"no such user: {', '.join(unknown)}")
