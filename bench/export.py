@@ -3,7 +3,7 @@
 Creates its own database ``mathjury_bench_export`` on the server named by DATABASE_URL, loads
 a run of --rows rows (outputs from the shared sample run, six evaluations per row, one row in
 twenty reviewed) and a run of a fifth of that size, then writes each format with the export
-job (``reviewer.exports.export_write``, one REPEATABLE READ snapshot) in a fresh process per
+job (``reviewer.services.exports.export_write``, one REPEATABLE READ snapshot) in a fresh process per
 measurement. Prints the median rows per second and the process's peak RSS for each format
 and size: flat memory means the two sizes peak at about the same RSS.
 
@@ -39,7 +39,7 @@ def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
 
     from reviewer import services
     from reviewer.models import Evaluation, Item, Review
-    from reviewer.uploads import upload_store_path
+    from reviewer.services.upload_store import upload_store_path
 
     with SAMPLE.open(newline="", encoding="utf-8") as source:
         sample = list(csv.DictReader(source))
@@ -50,10 +50,7 @@ def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
         for n in range(rows):
             writer.writerow({**sample[n % len(sample)], "id": f"{name}-{n}", "difficulty": n % 5})
     stored = upload_store_path(path=path)
-    project = services.project_get_or_create(name=name, user=user)
-    run = services.run_create(
-        project=project, user=user, upload_token=stored.token, mapping=None, name=name
-    )
+    run = services.run_upload(stored=stored, project_name=name, user=user, name=name).run
     items, evaluations, reviews = (m._meta.db_table for m in (Item, Evaluation, Review))
     with connection.cursor() as cursor:
         cursor.execute(
@@ -101,9 +98,9 @@ def build_run(*, rows: int, workdir: Path, user, name: str) -> int:
 def measure_one(url: str, workdir: Path, run_id: int, format: str, variant: str) -> None:
     """In a fresh process: write one export and print rows, seconds and peak RSS as JSON."""
     django_setup(url, workdir, migrate=False)
-    from reviewer import exports
     from reviewer.models import Run
     from reviewer.selectors import ItemFilters
+    from reviewer.services import exports
 
     run = Run.objects.get(pk=run_id)
     job = exports.export_start(

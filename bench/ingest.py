@@ -53,9 +53,9 @@ def run_benchmark(*, url: str, workdir: Path, rows: int, repeats: int) -> None:
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
+    from grading.reader import preview_file, read_rows
     from reviewer import services
-    from reviewer.ingest import preview_file, read_rows
-    from reviewer.uploads import upload_store_path
+    from reviewer.services.upload_store import upload_store_path
 
     user = get_user_model().objects.create(username="bench")
 

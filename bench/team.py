@@ -227,7 +227,7 @@ def _copy_evaluations(connection, *, run_id: int) -> None:
 
 def measure_assign(team: Team) -> tuple:
     """run_assign: the review queue split four ways, flagged rows to two annotators each."""
-    from reviewer.assignments import run_assign
+    from reviewer.services.assignments import run_assign
 
     with timed_queries() as queries:
         started = time.perf_counter()
@@ -313,8 +313,8 @@ def measure_reviews(team: Team) -> list[tuple]:
 def measure_ruling(team: Team) -> list[tuple]:
     """The adjudicator decides one row of the shared pair, rules on the pair, then undoes it."""
     from reviewer.models import Item, Membership
-    from reviewer.rulings import ruling_apply, ruling_undo
     from reviewer.services import item_review
+    from reviewer.services.rulings import ruling_apply, ruling_undo
 
     source = Item.objects.filter(run=team.run, gold=SHARED_GOLD).order_by("row_number").first()
     item_review(

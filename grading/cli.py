@@ -22,6 +22,7 @@ import orjson
 from grading import stage_profile
 from grading.batch import grade_many
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS
+from grading.reader import IngestError
 from grading.sample_file import MissingColumnError, RowError, SampleRow, read_sample_file
 from grading.sandbox import DEFAULT_TIMEOUT, SandboxPool
 from grading.types import GradedSample
@@ -129,6 +130,8 @@ def _grade_command(args: argparse.Namespace) -> int:
     with SandboxPool(args.workers, timeout=args.timeout) as pool:
         try:
             rows = read_sample_file(args.input)
+        except IngestError as exc:  # the file cannot be read at all (empty, UTF-32, a bad header)
+            raise UsageError(f"{args.input}: {exc}") from exc
         except (OSError, ValueError) as exc:  # MissingColumnError is a ValueError
             message = str(exc) if isinstance(exc, MissingColumnError) else _oserror(exc)
             raise UsageError(message) from exc

@@ -27,6 +27,7 @@ from django.db.models.lookups import Contains, LessThan
 from django.utils import timezone
 
 from reviewer import access
+from reviewer.item_filters import ItemFilters
 from reviewer.models import Assignment, EvaluatorScore, Item, Project, Run, Verdict
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
@@ -34,6 +35,7 @@ STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is 
 # PostgreSQL and SQLite, with no column to add.
 _HASH_MULTIPLIER = 2654435761
 _HASH_MODULUS = 2**32
+_QUEUE_RANK_STRIDE = 2**32  # more than any row number
 
 _HUMAN = Q(final_source=Item.FinalSource.HUMAN)
 _COUNTS = {
@@ -84,29 +86,6 @@ class RunProgress:
     @property
     def percent(self) -> int:
         return int(100 * self.graded / self.total) if self.total else 100
-
-
-@dataclass(frozen=True)
-class ItemFilters:
-    """The run table's filters; None or "" means "any"."""
-
-    needs_review: bool | None = None
-    disagree: bool | None = None
-    verdict: str = ""  # a final verdict, or "none" for rows without one
-    answer_type: str = ""
-    reviewed: bool | None = None
-    q: str = ""
-    # "flagged", the review queue: evaluators split, then other flags, then the audit sample,
-    # then the rest, each by row; "row": by row
-    order: str = "flagged"
-    evaluator: str = ""  # with evaluator_verdict: what this evaluator said
-    evaluator_verdict: str = ""  # "correct", or "incorrect" (incorrect, no answer, parse error)
-    human_verdict: str = ""  # the final verdict of a row a human decided
-    reason: str = ""  # a review reason code the row carries
-    # "mine": rows in user_id's queue they have not reviewed; "conflicts": rows whose blind
-    # reviews disagree
-    queue: str = ""
-    user_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -260,12 +239,12 @@ def still_to_review_by(user_id: int | None) -> Q:
     )
 
 
-def audit_sample() -> Q:
-    """Graded rows nobody flagged that fall in the audit sample (MATHJURY_AUDIT_PERCENT of
-    them)."""
+def spot_check() -> Q:
+    """Graded rows nobody flagged that fall in the spot check (MATHJURY_SPOT_CHECK_PERCENT of
+    them), reviewed to measure how often the evaluators' consensus is wrong."""
     bucket = (F("pk") * _HASH_MULTIPLIER % _HASH_MODULUS) * 100 / _HASH_MODULUS
     return Q(grade_state=Item.GradeState.GRADED, needs_review=False, evaluators_disagree=False) & Q(
-        LessThan(bucket, settings.MATHJURY_AUDIT_PERCENT)
+        LessThan(bucket, settings.MATHJURY_SPOT_CHECK_PERCENT)
     )
 
 
@@ -276,7 +255,7 @@ def item_queue_rank(item: Item) -> int:
     if item.needs_review:
         return 1
     bucket = (item.pk * _HASH_MULTIPLIER % _HASH_MODULUS) * 100 // _HASH_MODULUS
-    if item.grade_state == Item.GradeState.GRADED and bucket < settings.MATHJURY_AUDIT_PERCENT:
+    if item.grade_state == Item.GradeState.GRADED and bucket < settings.MATHJURY_SPOT_CHECK_PERCENT:
         return 2
     return 3
 
@@ -309,12 +288,18 @@ class HasReviewReason(Func):
         return f"({reasons} @> %s::jsonb)", (*params, json.dumps([{"code": self.code}]))
 
 
+def queue_position() -> F:
+    """Each row's place in the review queue as one number (its rank, then its row), on a
+    query that item_filter ordered by the queue."""
+    return F("queue_rank") * _QUEUE_RANK_STRIDE + F("row_number")
+
+
 def _queue_rank() -> Case:
-    """Evaluators split first, then rows other detectors flagged, then the audit sample."""
+    """Evaluators split first, then rows other detectors flagged, then the spot check."""
     return Case(
         When(evaluators_disagree=True, then=Value(0)),
         When(needs_review=True, then=Value(1)),
-        When(audit_sample(), then=Value(2)),
+        When(spot_check(), then=Value(2)),
         default=Value(3),
     )
 

@@ -90,7 +90,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Before CSRF: CSRF reads the body, and an oversized upload must become a 413, not a 500.
-    "reviewer.uploads.UploadSizeLimitMiddleware",
+    "reviewer.upload_limits.UploadSizeLimitMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
@@ -154,7 +154,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=_env_int("MATHJURY_LOGIN_COOLOFF_MINUTES",
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
-AXES_LOCKOUT_CALLABLE = "reviewer.views.login_locked_out"
+AXES_LOCKOUT_CALLABLE = "reviewer.lockout.login_locked_out"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -180,12 +180,12 @@ STORAGES = {
     },
 }
 
-# Uploads: the size cap is enforced while the body streams (reviewer.uploads), because Django
+# Uploads: the size cap is enforced while the body streams (reviewer.upload_limits), because Django
 # itself sets no limit on uploaded files.
 MATHJURY_UPLOAD_MAX_BYTES = _env_int("MATHJURY_UPLOAD_MAX_BYTES", 200 * 1024 * 1024)
 MATHJURY_MAX_FIELD_BYTES = _env_int("MATHJURY_MAX_FIELD_BYTES", 1024 * 1024)
 FILE_UPLOAD_HANDLERS = [
-    "reviewer.uploads.SizeCappedUploadHandler",
+    "reviewer.upload_limits.SizeCappedUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 FILE_UPLOAD_TEMP_DIR = os.environ.get("FILE_UPLOAD_TEMP_DIR") or None
@@ -198,12 +198,18 @@ MATHJURY_GRADING_MEMORY_MB = _env_int("MATHJURY_GRADING_MEMORY_MB", 1024)
 MATHJURY_GRADING_WORKERS = _env_int("MATHJURY_GRADING_WORKERS", 1)
 MATHJURY_MAX_GRADE_ATTEMPTS = 3
 
-# Review: the share of unflagged graded rows (in percent) put in the review queue as an audit
-# sample, so the error rate of the evaluators' consensus can be estimated.
-MATHJURY_AUDIT_PERCENT = _env_int("MATHJURY_AUDIT_PERCENT", 5)
-if not 0 <= MATHJURY_AUDIT_PERCENT <= 100:
+# Review: the share of unflagged graded rows (in percent) put in the review queue as a spot
+# check, so the error rate of the evaluators' consensus can be estimated. Deployments that set
+# the setting's earlier name, MATHJURY_AUDIT_PERCENT, keep working.
+_SPOT_CHECK_VARIABLES = ("MATHJURY_SPOT_CHECK_PERCENT", "MATHJURY_AUDIT_PERCENT")
+_SPOT_CHECK_VARIABLE = next(
+    (name for name in _SPOT_CHECK_VARIABLES if os.environ.get(name, "").strip()),
+    _SPOT_CHECK_VARIABLES[0],
+)
+MATHJURY_SPOT_CHECK_PERCENT = _env_int(_SPOT_CHECK_VARIABLE, 5)
+if not 0 <= MATHJURY_SPOT_CHECK_PERCENT <= 100:
     raise ImproperlyConfigured(
-        f"MATHJURY_AUDIT_PERCENT={MATHJURY_AUDIT_PERCENT} is not a percentage from 0 to 100"
+        f"{_SPOT_CHECK_VARIABLE}={MATHJURY_SPOT_CHECK_PERCENT} is not a percentage from 0 to 100"
     )
 
 # Celery (read by reviewer.celery through the CELERY_ namespace). A chunk's hard limit
@@ -262,6 +268,8 @@ SPECTACULAR_SETTINGS = {
         "AutoVerdictEnum": "reviewer.models.Verdict",
         "RunStatusEnum": "reviewer.models.Run.Status",
         "ExportStatusEnum": "reviewer.models.Export.Status",
+        # The evaluators a run is graded with, and the one an item filter names.
+        "EvaluatorEnum": "grading.evaluators.AVAILABLE",
     },
     # Swagger UI from the drf-spectacular-sidecar package: served from our own static files.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -19,7 +19,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from reviewer.celery import app as celery_app
-from reviewer.uploads import StoredUpload, upload_store
+from reviewer.services.upload_store import StoredUpload, upload_store
 from tests.factories import TEST_USERNAME, UserFactory
 from tests.fakes.control import FakeOpenAIServer
 
@@ -37,11 +37,11 @@ def _isolated_uploads(settings, tmp_path: Path) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _no_audit_sample(settings) -> None:
-    """The audit sample picks rows by a hash of their id, and ids differ from run to run, so
+def _no_spot_check(settings) -> None:
+    """The spot check picks rows by a hash of their id, and ids differ from run to run, so
     a test about the order of unflagged rows would pass or fail by chance; tests of the
-    audit sample set the share themselves."""
-    settings.MATHJURY_AUDIT_PERCENT = 0
+    spot check set the share themselves."""
+    settings.MATHJURY_SPOT_CHECK_PERCENT = 0
 
 
 @pytest.fixture

@@ -121,7 +121,7 @@ class ReviewFactory(factory.django.DjangoModelFactory):
 
 
 class AssignmentFactory(factory.django.DjangoModelFactory):
-    """A row in an annotator's queue, as reviewer.assignments.run_assign hands it out."""
+    """A row in an annotator's queue, as reviewer.services.assignments.run_assign hands it out."""
 
     class Meta:
         model = Assignment

@@ -12,11 +12,19 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from reviewer.exports import ExportNotReadyError, ExportTooLargeToStreamError
-from reviewer.ingest import IngestError
-from reviewer.services import LastOwnerError, ProjectNameTakenError, UnknownEvaluatorsError
+from grading.reader import IngestError
+from reviewer.services import (
+    LastOwnerError,
+    ProjectNameTakenError,
+    UnknownEvaluatorsError,
+    UnknownUploadError,
+)
+from reviewer.services.exports import (
+    ExportNotReadyError,
+    ExportPartMissingError,
+    ExportTooLargeToStreamError,
+)
 from reviewer.stats import UnknownBreakdownError
-from reviewer.uploads import UnknownUploadError
 
 # DRF's own messages, made to say what to do next.
 _HINTS = {
@@ -101,6 +109,8 @@ def _domain_error(exc) -> Response | None:
             error_body("too_large_to_stream", message, rows=exc.rows, limit=exc.limit),
             status=status.HTTP_400_BAD_REQUEST,
         )
+    if isinstance(exc, ExportPartMissingError):
+        return Response(error_body("not_found", str(exc)), status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, ExportNotReadyError):
         return Response(
             error_body("not_ready", str(exc), status=exc.export.status),

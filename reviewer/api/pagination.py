@@ -21,6 +21,16 @@ class RowOrderPagination(CursorPagination):
     max_page_size = 1000
 
 
+class ReviewQueuePagination(CursorPagination):
+    """A run's items in the order of the review queue (``order=flagged``): one number per row,
+    its place in the queue then its row, so the cursor never ties."""
+
+    ordering = "queue_position"
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
 class OldestFirstPagination(CursorPagination):
     """An item's reviews in the order they were made."""
 

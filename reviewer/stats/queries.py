@@ -24,7 +24,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Concat
 
 from reviewer.models import Item, Review, Run, Verdict
-from reviewer.selectors import audit_sample
+from reviewer.selectors import spot_check
 
 DEFAULT_BREAKDOWN = "answer_type"
 # breakdown key -> (label, the item field grouped by)
@@ -54,7 +54,7 @@ class ItemCell(NamedTuple):
     pending: int
     quarantined: int
     disagree: int  # graded, with evaluators that disagree
-    audit: int  # in the audit sample
+    spot_check: int  # in the spot check
 
 
 def breakdown_options(*, run: Run) -> tuple[tuple[str, str], ...]:
@@ -72,7 +72,7 @@ def item_cells(*, run: Run, breakdown: str) -> list[ItemCell]:
 
     Everything the page shows about items except the review reasons comes from this one
     pass; a jury gives a few thousand cells at most, however large the run. Grading state and
-    audit sample are counted per cell rather than grouped by: with fewer keys PostgreSQL
+    spot check are counted per cell rather than grouped by: with fewer keys PostgreSQL
     estimates few groups and aggregates in a hash table instead of sorting the run on disk.
     """
     state = Item.GradeState
@@ -92,7 +92,7 @@ def item_cells(*, run: Run, breakdown: str) -> list[ItemCell]:
             pending=Count("pk", filter=Q(grade_state=state.PENDING)),
             quarantined=Count("pk", filter=Q(grade_state=state.QUARANTINED)),
             disagree=Count("pk", filter=Q(grade_state=state.GRADED, evaluators_disagree=True)),
-            audit=Count("pk", filter=audit_sample()),
+            spot_check=Count("pk", filter=spot_check()),
         )
         .order_by()
     )

@@ -42,9 +42,9 @@ class Summary:
     auto: Estimate  # jury accuracy
     final: Estimate  # accuracy after adjudication
     difference: Estimate  # final minus jury, paired
-    audit_percent: int
-    audit_rows: int  # unflagged rows in the audit sample
-    consensus_error: Estimate  # audit rows whose human verdict differs from the jury's
+    spot_check_percent: int
+    spot_check_rows: int  # unflagged rows in the spot check
+    consensus_error: Estimate  # spot-check rows whose human verdict differs from the jury's
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,7 @@ def _summary(cells: list[ItemCell]) -> Summary:
         return sum(cell.rows for cell in cells if predicate(cell))
 
     correct, incorrect = Verdict.CORRECT, Verdict.INCORRECT
-    audit_reviewed = [c for c in cells if c.human and c.final in DECIDED]
+    spot_checked = [c for c in cells if c.human and c.final in DECIDED]
     return Summary(
         total=rows(lambda c: True),
         graded=sum(c.graded for c in cells),
@@ -124,11 +124,11 @@ def _summary(cells: list[ItemCell]) -> Summary:
             after_only=rows(lambda c: c.auto == incorrect and c.final == correct),
             neither=rows(lambda c: c.auto == incorrect and c.final == incorrect),
         ),
-        audit_percent=settings.MATHJURY_AUDIT_PERCENT,
-        audit_rows=sum(c.audit for c in cells),
+        spot_check_percent=settings.MATHJURY_SPOT_CHECK_PERCENT,
+        spot_check_rows=sum(c.spot_check for c in cells),
         consensus_error=proportion(
-            sum(c.audit for c in audit_reviewed if c.final != c.auto),
-            sum(c.audit for c in audit_reviewed),
+            sum(c.spot_check for c in spot_checked if c.final != c.auto),
+            sum(c.spot_check for c in spot_checked),
         ),
     )
 

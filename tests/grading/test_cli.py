@@ -164,3 +164,28 @@ def test_text_outside_ascii_comes_back_exactly_one_object_per_line(tmp_path):
     assert [g["id"] for g in graded] == ["é", "2"]
     assert graded[0]["output"] == odd
     assert graded[0]["auto_verdict"] == "correct"
+
+
+def test_an_answer_column_beside_a_response_is_the_gold(tmp_path):
+    # Given a file with no gold column, whose output column is called "response"
+    source = tmp_path / "run.csv"
+    source.write_text('id,answer,response\n1,12,"so $\\boxed{12}$"\n', encoding="utf-8")
+
+    # When it is graded
+    result = run_grade(source, tmp_path / "out.jsonl", *QUICK)
+
+    # Then "answer" is read as the gold, by the rule the web app's upload uses too
+    assert result.returncode == 0, result.stderr
+    [graded] = read_jsonl(tmp_path / "out.jsonl")
+    assert graded["auto_verdict"] == "correct"
+
+
+def test_utf16_tab_separated_files_are_read_like_uploads(tmp_path):
+    source = tmp_path / "excel.csv"
+    source.write_bytes("gold\toutput\n7\tso $\\boxed{7}$\n".encode("utf-16"))
+
+    result = run_grade(source, tmp_path / "out.jsonl", *QUICK)
+
+    assert result.returncode == 0, result.stderr
+    [graded] = read_jsonl(tmp_path / "out.jsonl")
+    assert (graded["gold"], graded["auto_verdict"]) == ("7", "correct")

@@ -10,8 +10,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from reviewer import exports
 from reviewer.models import Export, Item, Membership, Review, Run
+from reviewer.services import exports
 from tests.factories import (
     EvaluationFactory,
     GradedItemFactory,
@@ -680,3 +680,14 @@ def test_a_failed_export_says_why_when_polled_and_downloaded(api, settings, tmp_
     download = api.get(f"/api/exports/{job['id']}/download/")
     assert download.status_code == 409
     assert error_of(download)["message"].startswith(f"export {job['id']} failed:")
+
+
+def test_a_username_with_a_nul_byte_is_refused_not_a_server_error(api):
+    project = ProjectFactory()
+
+    member = api.post(
+        f"/api/projects/{project.pk}/members/", {"username": "\x00", "role": "viewer"}
+    )
+
+    assert member.status_code == 400
+    assert "username" in error_of(member)["fields"]

@@ -11,9 +11,9 @@ from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 
-from reviewer import exports
 from reviewer.models import Run
 from reviewer.selectors import ItemFilters
+from reviewer.services import exports
 from tests.factories import EvaluationFactory, GradedItemFactory, ReviewFactory, RunFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]

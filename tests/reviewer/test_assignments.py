@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from reviewer import access, audit, selectors, services
-from reviewer.assignments import AssignmentError, my_queue, queue_progress, run_assign
 from reviewer.models import Assignment, AuditEvent, Item, Membership, Review, Run
+from reviewer.services.assignments import AssignmentError, my_queue, queue_progress, run_assign
 from tests.factories import (
     AssignmentFactory,
     GradedItemFactory,
@@ -57,7 +57,7 @@ def assignees(item) -> set[str]:
 
 
 def test_an_even_split_gives_each_annotator_an_equal_share_of_the_flagged_rows(user):
-    # Given three annotators and a run of 10 flagged and 5 unflagged rows (no audit sample)
+    # Given three annotators and a run of 10 flagged and 5 unflagged rows (no spot check)
     project, annotators = team(Role.ANNOTATOR, Role.ANNOTATOR, Role.ANNOTATOR)
     run = graded_run(project, flagged=10, unflagged=5)
 
@@ -76,9 +76,9 @@ def test_an_even_split_gives_each_annotator_an_equal_share_of_the_flagged_rows(u
     assert result.rows == 10 and result.blind_rows == 0
 
 
-def test_the_queue_scope_hands_out_the_audit_sample_with_the_flagged_rows(user, settings):
-    # Given an audit sample of half the unflagged rows
-    settings.MATHJURY_AUDIT_PERCENT = 50
+def test_the_queue_scope_hands_out_the_spot_check_with_the_flagged_rows(user, settings):
+    # Given a spot check of half the unflagged rows
+    settings.MATHJURY_SPOT_CHECK_PERCENT = 50
     project, annotators = team(Role.ANNOTATOR, Role.ANNOTATOR)
     run = graded_run(project, flagged=6, unflagged=40)
     sample = {
@@ -111,9 +111,9 @@ def test_a_split_by_weights_two_to_one_gives_about_twice_the_rows(user):
 
 @pytest.mark.parametrize(("scope", "handed_out"), [("flagged", 3), ("all", 8)])
 def test_the_scope_chooses_flagged_rows_only_or_every_graded_row(user, settings, scope, handed_out):
-    # Given a run with 3 flagged rows, 5 unflagged ones (all in the audit sample) and a row
+    # Given a run with 3 flagged rows, 5 unflagged ones (all in the spot check) and a row
     # that could not be graded
-    settings.MATHJURY_AUDIT_PERCENT = 100
+    settings.MATHJURY_SPOT_CHECK_PERCENT = 100
     project, annotators = team(Role.ANNOTATOR, Role.ANNOTATOR)
     run = graded_run(project, flagged=3, unflagged=5)
     quarantined = ItemFactory(run=run, grade_state=Item.GradeState.QUARANTINED)

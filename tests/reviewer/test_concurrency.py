@@ -18,8 +18,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from grading.pairs import pair_key
-from reviewer import access, assignments, rulings, services
+from reviewer import access, services
 from reviewer.models import Assignment, AuditEvent, Item, Membership, Project, Review, Run
+from reviewer.services import assignments, rulings
 from tests.factories import GradedItemFactory, ProjectFactory, RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

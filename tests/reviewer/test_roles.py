@@ -12,9 +12,10 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from grading.pairs import pair_key
-from reviewer import access, exports, rulings
+from reviewer import access
 from reviewer.models import Membership
 from reviewer.selectors import ItemFilters
+from reviewer.services import exports, rulings
 from tests.factories import (
     EvaluationFactory,
     GradedItemFactory,

@@ -13,7 +13,7 @@ from grading.pipeline import grade_sample
 from grading.types import Sample
 from reviewer import access, services
 from reviewer.models import AuditEvent, Item, Membership, Review, Ruling
-from reviewer.rulings import RulingError, ruling_apply, ruling_candidates, ruling_undo
+from reviewer.services.rulings import RulingError, ruling_apply, ruling_candidates, ruling_undo
 from tests.factories import (
     EvaluationFactory,
     GradedItemFactory,

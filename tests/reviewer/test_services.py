@@ -8,9 +8,9 @@ from django.test import override_settings
 
 from grading.evaluators import build_evaluators
 from grading.pipeline import grade_sample
+from grading.reader import IngestError
 from grading.types import Sample
 from reviewer import selectors, services, stats
-from reviewer.ingest import IngestError
 from reviewer.models import (
     Evaluation,
     EvaluatorScore,

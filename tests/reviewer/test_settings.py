@@ -78,15 +78,31 @@ def test_a_malformed_number_names_the_variable():
     assert "MATHJURY_CHUNK_SIZE='lots' is not a whole number" in result.stderr
 
 
-def test_audit_sample_share_comes_from_the_environment_and_must_be_a_percentage():
-    default = settings_in_subprocess({"SECRET_KEY": "x"}, "s.MATHJURY_AUDIT_PERCENT")
+def test_spot_check_share_comes_from_the_environment_and_must_be_a_percentage():
+    default = settings_in_subprocess({"SECRET_KEY": "x"}, "s.MATHJURY_SPOT_CHECK_PERCENT")
     chosen = settings_in_subprocess(
-        {"SECRET_KEY": "x", "MATHJURY_AUDIT_PERCENT": "12"}, "s.MATHJURY_AUDIT_PERCENT"
+        {"SECRET_KEY": "x", "MATHJURY_SPOT_CHECK_PERCENT": "12"}, "s.MATHJURY_SPOT_CHECK_PERCENT"
     )
-    too_big = settings_in_subprocess({"SECRET_KEY": "x", "MATHJURY_AUDIT_PERCENT": "120"}, "1")
+    too_big = settings_in_subprocess({"SECRET_KEY": "x", "MATHJURY_SPOT_CHECK_PERCENT": "120"}, "1")
 
     assert (default.stdout.strip(), chosen.stdout.strip()) == ("5", "12")
-    assert "MATHJURY_AUDIT_PERCENT=120 is not a percentage from 0 to 100" in too_big.stderr
+    assert "MATHJURY_SPOT_CHECK_PERCENT=120 is not a percentage from 0 to 100" in too_big.stderr
+
+
+def test_the_spot_checks_earlier_name_still_works_and_the_new_name_wins():
+    # Given a deployment that still sets the setting's earlier name
+    old_name = {"SECRET_KEY": "x", "MATHJURY_AUDIT_PERCENT": "7"}
+
+    # When the settings are read with it alone, with both names, and with a bad old value
+    alone = settings_in_subprocess(old_name, "s.MATHJURY_SPOT_CHECK_PERCENT")
+    both = settings_in_subprocess(
+        {**old_name, "MATHJURY_SPOT_CHECK_PERCENT": "9"}, "s.MATHJURY_SPOT_CHECK_PERCENT"
+    )
+    bad = settings_in_subprocess({"SECRET_KEY": "x", "MATHJURY_AUDIT_PERCENT": "150"}, "1")
+
+    # Then the old name is honoured, the new one takes precedence, and errors name the variable
+    assert (alone.stdout.strip(), both.stdout.strip()) == ("7", "9")
+    assert "MATHJURY_AUDIT_PERCENT=150 is not a percentage from 0 to 100" in bad.stderr
 
 
 def test_content_security_policy_allows_no_inline_script():

@@ -288,51 +288,51 @@ def test_a_new_review_is_counted_at_once(run, user):
     assert stats.run_stats(run=run).summary.final.value == pytest.approx(4 / 5)
 
 
-# ---- the audit sample and the review queue ---------------------------------------------------
+# ---- the spot check and the review queue ---------------------------------------------------
 
 
-def test_consensus_error_is_estimated_on_reviewed_audit_rows(run, settings):
-    # Given every unflagged row is in the audit sample (rows 1, 4 and 6)
-    settings.MATHJURY_AUDIT_PERCENT = 100
+def test_consensus_error_is_estimated_on_reviewed_spot_check_rows(run, settings):
+    # Given every unflagged row is in the spot check (rows 1, 4 and 6)
+    settings.MATHJURY_SPOT_CHECK_PERCENT = 100
 
     summary = stats.run_stats(run=run).summary
 
     # Then row 6, the one reviewed, confirmed the jury
-    assert (summary.audit_percent, summary.audit_rows) == (100, 3)
+    assert (summary.spot_check_percent, summary.spot_check_rows) == (100, 3)
     assert (summary.consensus_error.value, summary.consensus_error.n) == (0.0, 1)
 
 
-def test_review_queue_puts_split_evaluators_then_flags_then_the_audit_sample_first(settings):
-    # Given rows in row order: plain, audit-able, flagged, split
-    settings.MATHJURY_AUDIT_PERCENT = 50
+def test_review_queue_puts_split_evaluators_then_flags_then_the_spot_check_first(settings):
+    # Given rows in row order: plain, in the spot check, flagged, split
+    settings.MATHJURY_SPOT_CHECK_PERCENT = 50
     run = RunFactory()
     items = [GradedItemFactory(run=run, row_number=n) for n in range(1, 21)]
     flagged = GradedItemFactory(run=run, row_number=21, needs_review=True)
     split = GradedItemFactory(run=run, row_number=22, needs_review=True, evaluators_disagree=True)
-    audit = [i.row_number for i in items if selectors.item_queue_rank(i) == 2]
+    spot_checked = [i.row_number for i in items if selectors.item_queue_rank(i) == 2]
     rest = [i.row_number for i in items if selectors.item_queue_rank(i) == 3]
-    assert audit and rest  # the hash splits twenty rows both ways at 50%
+    assert spot_checked and rest  # the hash splits twenty rows both ways at 50%
 
-    # Then the default order is split, flagged, audit sample, the rest; each by row
-    assert _rows(run) == [split.row_number, flagged.row_number, *audit, *rest]
+    # Then the default order is split, flagged, spot check, the rest; each by row
+    assert _rows(run) == [split.row_number, flagged.row_number, *spot_checked, *rest]
     assert _rows(run, order="row") == list(range(1, 23))
 
     # and moving through the queue follows the same order
-    item = run.items.get(row_number=audit[-1])
+    item = run.items.get(row_number=spot_checked[-1])
     neighbours = selectors.item_neighbours(item=item, filters=ItemFilters())
     assert Item.objects.get(pk=neighbours.next_id).row_number == rest[0]
 
 
-def test_audit_sample_is_about_the_configured_share_and_stable(settings):
-    settings.MATHJURY_AUDIT_PERCENT = 5
+def test_spot_check_is_about_the_configured_share_and_stable(settings):
+    settings.MATHJURY_SPOT_CHECK_PERCENT = 5
     run = RunFactory()
     GradedItemFactory.create_batch(400, run=run)
 
-    first = set(Item.objects.filter(run=run).filter(selectors.audit_sample()).values_list("pk"))
+    first = set(Item.objects.filter(run=run).filter(selectors.spot_check()).values_list("pk"))
 
     assert 8 <= len(first) <= 35  # 5% of 400 is 20
     assert first == set(
-        Item.objects.filter(run=run).filter(selectors.audit_sample()).values_list("pk")
+        Item.objects.filter(run=run).filter(selectors.spot_check()).values_list("pk")
     )
 
 

@@ -15,8 +15,8 @@ from rest_framework.test import APIClient
 
 from grading.pairs import pair_key
 from reviewer import services
-from reviewer.assignments import run_assign
 from reviewer.models import Assignment, AuditEvent, Item, Membership, Review, Ruling, Run
+from reviewer.services.assignments import run_assign
 from tests.factories import (
     EvaluationFactory,
     GradedItemFactory,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from reviewer import exports
 from reviewer.models import Export, ReviewVerdict, Run
 from reviewer.selectors import ItemFilters
+from reviewer.services import exports
 
 
 class Command(BaseCommand):

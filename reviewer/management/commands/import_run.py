@@ -3,10 +3,11 @@
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
-from reviewer import services, uploads
-from reviewer.ingest import IngestError, preview_file
+from grading.reader import IngestError
+from reviewer import services
 
 
 class Command(BaseCommand):
@@ -43,19 +44,14 @@ class Command(BaseCommand):
             if user is None:
                 raise CommandError(f"no user named {options['user']!r}")
         evaluators = [e.strip() for e in options["evaluators"].split(",") if e.strip()] or None
-        stored = uploads.upload_store_path(path=file)
+        stored = services.upload_store_path(path=file)
         try:
-            mapping = None
-            if overrides:
-                # The guess for the other fields, the columns named by hand for these.
-                guessed = preview_file(stored.path, delimiter=options["delimiter"]).guessed_mapping
-                mapping = {f: c for f, c in guessed.items() if c not in overrides.values()}
-                mapping.update(overrides)
-            run = services.run_create(
-                project=services.project_get_or_create(name=project, user=user),
+            uploaded = services.run_upload(
+                stored=stored,
+                project_name=project,
                 user=user,
-                upload_token=stored.token,
-                mapping=mapping,
+                mapping=overrides or None,
+                guess_other_fields=True,
                 name=options["name"] or file.name,
                 model_name=options["model"],
                 dataset=options["dataset"],
@@ -63,14 +59,15 @@ class Command(BaseCommand):
                 delimiter=options["delimiter"],
             )
         except IngestError as error:
-            stored.path.unlink(missing_ok=True)
             raise CommandError(f"{file}: " + "\n".join(error.problems)) from None
-        except services.UnknownEvaluatorsError as error:
-            stored.path.unlink(missing_ok=True)
+        except (
+            services.UnknownEvaluatorsError,
+            services.ProjectNameTakenError,
+            PermissionDenied,
+        ) as error:
             raise CommandError(str(error)) from None
-        except services.DuplicateRunError as duplicate:
-            stored.path.unlink(missing_ok=True)
-            run = duplicate.run
+        run = uploaded.run
+        if uploaded.duplicate:
             self.stderr.write(f"{file} is already run {run.pk} of project {project}")
         else:
             self.stderr.write(f"run {run.pk}: {run.total_rows} rows queued for grading")

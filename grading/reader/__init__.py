@@ -1,0 +1,31 @@
+"""The one reader of uploaded files (CSV or JSONL), used by the web app and the grading command
+line: encodings (UTF-8, with or without a byte-order mark, and UTF-16), the CSV delimiter,
+line-numbered problems, field limits, and one table of column names.
+
+Plain Python with no Django import. ``preview_file`` and ``read_rows`` validate a whole file for
+an upload (``IngestError`` lists every problem); ``sample_file.read_sample_file`` reads a file
+for ``python -m grading grade``, where a bad row becomes an error row and the rest go on.
+"""
+
+from grading.reader.columns import (
+    CANONICAL_FIELDS,
+    COLUMN_ALIASES,
+    REQUIRED_FIELDS,
+    guess_mapping,
+)
+from grading.reader.errors import IngestError
+from grading.reader.records import DELIMITERS
+from grading.reader.rows import FilePreview, SourceRow, preview_file, read_rows
+
+__all__ = [
+    "CANONICAL_FIELDS",
+    "COLUMN_ALIASES",
+    "DELIMITERS",
+    "REQUIRED_FIELDS",
+    "FilePreview",
+    "IngestError",
+    "SourceRow",
+    "guess_mapping",
+    "preview_file",
+    "read_rows",
+]

@@ -1,0 +1,228 @@
+"""Reading an uploaded file for the web app: a preview to confirm the column mapping, then every
+row validated and turned into a ``SourceRow``, or every problem listed with its line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from grading.reader.columns import CANONICAL_FIELDS, REQUIRED_FIELDS, guess_mapping
+from grading.reader.errors import IngestError
+from grading.reader.records import (
+    ENCODING_LABELS,
+    Record,
+    as_text,
+    choose_delimiter,
+    csv_records,
+    detect_encoding,
+    first_nonblank_line,
+    is_jsonl,
+    jsonl_records,
+    open_text,
+)
+
+SHORT_FIELDS = ("id", "model", "subject", "finish_reason")
+SHORT_FIELD_MAX_CHARS = 200  # labels, stored in short columns
+MAX_PROBLEMS = 50  # past this, listing more helps nobody
+
+
+@dataclass(frozen=True)
+class FilePreview:
+    """What the upload page shows before the user confirms the column mapping."""
+
+    format: str  # "csv" or "jsonl"
+    encoding: str  # a label for people: "UTF-8", "UTF-8 with BOM", "UTF-16"
+    delimiter: str | None  # None for JSONL
+    columns: tuple[str, ...]
+    rows: tuple[dict[str, str], ...]
+    guessed_mapping: dict[str, str]  # canonical field -> column
+    needs_confirmation: tuple[str, ...]  # fields whose guess rests on the name "answer" alone
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    row_number: int  # 1-based data row
+    source_line: int  # line of the file where the row starts
+    fields: dict[str, str]  # every canonical field; "" when not mapped
+    extra: dict[str, str]  # the columns that are not mapped
+
+
+def preview_file(path: str | Path, *, delimiter: str | None = None, rows: int = 5) -> FilePreview:
+    """Read the start of a file: its format, encoding, columns, first rows and a mapping guess."""
+    path = Path(path)
+    encoding = detect_encoding(path)
+    with open_text(path, encoding) as stream:
+        first_line = first_nonblank_line(stream)
+        stream.seek(0)
+        if is_jsonl(first_line):
+            file_format, delimiter = "jsonl", None
+            columns: dict[str, None] = {}
+            records = jsonl_records(stream, encoding=encoding)
+        else:
+            file_format = "csv"
+            delimiter = choose_delimiter(first_line, delimiter)
+            header, records = csv_records(
+                stream, encoding=encoding, delimiter=delimiter, ragged_ok=True
+            )
+            columns = dict.fromkeys(header)
+        preview = []
+        for line, values in records:
+            if isinstance(values, str):
+                raise IngestError([f"line {line}: {values}"])
+            columns.update(dict.fromkeys(values))
+            preview.append({key: as_text(value) for key, value in values.items()})
+            if len(preview) >= rows:
+                break
+    if not preview:
+        raise IngestError(["the file has a header but no data rows"])
+    mapping, needs_confirmation = guess_mapping(tuple(columns))
+    return FilePreview(
+        format=file_format,
+        encoding=ENCODING_LABELS[encoding],
+        delimiter=delimiter,
+        columns=tuple(columns),
+        rows=tuple(preview),
+        guessed_mapping=mapping,
+        needs_confirmation=needs_confirmation,
+    )
+
+
+def read_rows(
+    path: str | Path,
+    *,
+    mapping: dict[str, str],
+    delimiter: str | None,
+    max_field_bytes: int,
+) -> Iterator[SourceRow]:
+    """Yield every valid row, then raise IngestError listing all problems if there were any.
+
+    Rows stop being yielded after the first problem, so a caller that writes inside a
+    transaction and lets the error roll it back never keeps part of a bad file.
+    """
+    path = Path(path)
+    encoding = detect_encoding(path)
+    with open_text(path, encoding) as stream:
+        first_line = first_nonblank_line(stream)
+        stream.seek(0)
+        if is_jsonl(first_line):
+            check_mapping(mapping, None)  # JSONL keys vary by line: each line is checked below
+            records = _with_required_keys(jsonl_records(stream, encoding=encoding), mapping)
+        else:
+            delimiter = choose_delimiter(first_line, delimiter)
+            columns, records = csv_records(stream, encoding=encoding, delimiter=delimiter)
+            check_mapping(mapping, columns)
+        validator = _RowValidator(mapping, max_field_bytes)
+        row_number = 0
+        for source_line, values in records:
+            row_number += 1
+            row = validator.check(row_number, source_line, values)
+            if row is not None and not validator.problems:
+                yield row
+            if len(validator.problems) >= MAX_PROBLEMS:
+                validator.problems.append(f"stopped after {MAX_PROBLEMS} problems")
+                break
+    if not validator.problems and row_number == 0:
+        validator.problems.append("the file has a header but no data rows")
+    if validator.problems:
+        raise IngestError(validator.problems)
+
+
+def check_mapping(mapping: dict[str, str], columns: tuple[str, ...] | None) -> None:
+    """Raise unless the mapping names real fields, both required ones, and (for CSV) columns."""
+    problems = []
+    for field in mapping:
+        if field not in CANONICAL_FIELDS:
+            problems.append(f"{field!r} is not a field; fields are {', '.join(CANONICAL_FIELDS)}")
+    for field in REQUIRED_FIELDS:
+        if not mapping.get(field):
+            problems.append(f"no column is chosen for {field}")
+    used: dict[str, str] = {}
+    for field, column in mapping.items():
+        if columns is not None and column and column not in columns:
+            problems.append(
+                f"column {column!r} (chosen for {field}) is not in the file; "
+                f"its columns are {', '.join(columns)}"
+            )
+        if column in used:
+            problems.append(f"column {column!r} is chosen for both {used[column]} and {field}")
+        used[column] = field
+    if problems:
+        raise IngestError(problems)
+
+
+def _with_required_keys(records: Iterator[Record], mapping: dict[str, str]) -> Iterator[Record]:
+    """JSONL records as text, or a problem when a line lacks a required key."""
+    required = [mapping[field] for field in REQUIRED_FIELDS]
+    for line, value in records:
+        if isinstance(value, dict):
+            missing = [key for key in required if key not in value]
+            if missing:
+                value = "no " + " or ".join(repr(key) for key in missing) + " key"
+            else:
+                value = {key: as_text(item) for key, item in value.items()}
+        yield line, value
+
+
+class _RowValidator:
+    """Checks one row's values and turns them into a SourceRow, collecting problems."""
+
+    def __init__(self, mapping: dict[str, str], max_field_bytes: int):
+        self.column_to_field = {column: field for field, column in mapping.items()}
+        self.max_field_bytes = max_field_bytes
+        self.problems: list[str] = []
+
+    def check(self, row_number: int, line: int, values: dict | str) -> SourceRow | None:
+        """The row, or None after recording why it is bad (``values`` may be that reason)."""
+        if isinstance(values, str):
+            self.problems.append(f"line {line}: {values}")
+            return None
+        fields = dict.fromkeys(CANONICAL_FIELDS, "")
+        extra: dict[str, str] = {}
+        ok = True
+        for column, value in values.items():
+            # Fast path: most fields are short and clean, so the exact checks rarely run.
+            if "\x00" in value or len(value) * 4 > self.max_field_bytes:
+                ok = self._check_value(line, column, value) and ok
+            field = self.column_to_field.get(column)
+            if field is None:
+                extra[column] = value
+            else:
+                fields[field] = value
+        if not fields["gold"].strip():
+            self.problems.append(f"line {line}: the gold answer is empty")
+            ok = False
+        for field in SHORT_FIELDS:
+            if len(fields[field]) > SHORT_FIELD_MAX_CHARS:
+                self.problems.append(
+                    f"line {line}: {field} is longer than {SHORT_FIELD_MAX_CHARS} characters"
+                )
+                ok = False
+        index = fields["sample_index"].strip()
+        if index and not _is_whole_number(index):
+            self.problems.append(f"line {line}: sample_index {index[:20]!r} is not a whole number")
+            ok = False
+        return SourceRow(row_number, line, fields, extra) if ok else None
+
+    def _check_value(self, line: int, column: str, value: str) -> bool:
+        if "\x00" in value:
+            self.problems.append(
+                f"line {line}, column {column!r}: contains a NUL byte, which cannot be stored"
+            )
+            return False
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > self.max_field_bytes:
+            self.problems.append(
+                f"line {line}, column {column!r}: field is {size:,} bytes, "
+                f"more than the limit of {self.max_field_bytes:,}"
+            )
+            return False
+        return True
+
+
+def _is_whole_number(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True

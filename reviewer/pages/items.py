@@ -1,0 +1,216 @@
+"""The item page: one row with the evaluators' results and its history, reviewed from the
+keyboard; saving moves to the next row of the filter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url
+
+from grading.pairs import shown_prediction
+from reviewer import access, audit, selectors, services
+from reviewer.models import Item, Review, ReviewVerdict
+from reviewer.pages.forms import ReviewForm
+from reviewer.pages.htmx import page_or_partial
+from reviewer.pages.item_filters import item_filters_from
+from reviewer.selectors import ItemFilters
+
+# Outputs longer than this start collapsed on the item page.
+LONG_OUTPUT_CHARS = 1500
+
+
+LONG_OUTPUT_LINES = 25
+
+
+# Keys 1-4 on the item page, in this order.
+VERDICT_KEYS = (
+    ReviewVerdict.CORRECT,
+    ReviewVerdict.INCORRECT,
+    ReviewVerdict.GOLD_WRONG,
+    ReviewVerdict.UNCLEAR,
+)
+
+
+# The session key of the row whose verdict the next item page offers to apply as a ruling.
+RULING_OFFER_KEY = "ruling_offer"
+
+
+@dataclass(frozen=True)
+class HighlightedOutput:
+    """The model output split around the extracted answer, each part escaped on its own."""
+
+    before: str
+    match: str
+    after: str
+    collapsed: bool
+
+
+def _highlight(output: str, evaluations) -> HighlightedOutput:
+    """Find the last place an evaluator's extraction appears verbatim in the output."""
+    collapsed = len(output) > LONG_OUTPUT_CHARS or output.count("\n") > LONG_OUTPUT_LINES
+    for evaluation in evaluations:
+        needle = evaluation.extracted.strip()
+        at = output.rfind(needle) if needle else -1
+        if at >= 0:
+            end = at + len(needle)
+            return HighlightedOutput(output[:at], output[at:end], output[end:], collapsed)
+    return HighlightedOutput(output, "", "", collapsed)
+
+
+def _shown_answer(item: Item, evaluations) -> tuple[str, str, str]:
+    """(prediction LaTeX, prediction text, gold LaTeX) to show: from the first evaluator that
+    parsed an answer, else the first that extracted anything; the gold falls back to its text."""
+    chosen = shown_prediction(evaluations)
+    prediction_latex = chosen.extracted_latex if chosen else ""
+    prediction_text = chosen.extracted if chosen else ""
+    gold_latex = (chosen.gold_latex if chosen else "") or next(
+        (e.gold_latex for e in evaluations if e.gold_latex), item.gold.strip()
+    )
+    return prediction_latex, prediction_text, gold_latex
+
+
+def _review_refusal(item: Item, user) -> str:
+    """Why ``user`` cannot review ``item`` now, or "" when they can."""
+    try:
+        access.review_kind(item=item, user=user, role=item.role)
+    except PermissionDenied as refusal:
+        return str(refusal)
+    return ""
+
+
+def _ruling_offer(item: Item | None, user) -> dict | None:
+    """The offer to apply ``item``'s human verdict to the undecided rows of its project with
+    the same gold and prediction, if there are any and ``user`` may."""
+    if item is None or not access.allows(item.role, access.RULE):
+        return None
+    if item.final_source != Item.FinalSource.HUMAN or item.review_stage:
+        return None
+    count = services.ruling_candidates(item=item).count()
+    if not count:
+        return None
+    return {"item": item, "count": count, "verdict": ReviewVerdict(item.final_verdict).label}
+
+
+def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) -> dict:
+    evaluations = list(item.evaluations.all())
+    reviews = item.reviews.select_related("annotator")
+    sees_others = access.sees_others_verdicts(item=item, role=item.role)
+    if not sees_others:
+        reviews = reviews.filter(annotator=user)
+    prediction_latex, prediction_text, gold_latex = _shown_answer(item, evaluations)
+    current = item.final_verdict or item.auto_verdict
+    return {
+        "item": item,
+        "run": item.run,
+        "counts": selectors.run_counts(run=item.run),
+        "neighbours": selectors.item_neighbours(item=item, filters=filters),
+        "filter_query": filter_query,
+        "evaluations": evaluations,
+        "reviews": reviews,
+        "output": _highlight(item.output, evaluations),
+        "prediction_latex": prediction_latex,
+        "prediction_text": prediction_text,
+        "gold_latex": gold_latex,
+        "verdict_buttons": [
+            (str(index), verdict, verdict.label, verdict == current)
+            for index, verdict in enumerate(VERDICT_KEYS, start=1)
+        ],
+        "review_form": ReviewForm(initial={"expected_version": item.version}),
+        "allowed": access.actions_of(item.role),
+        "sees_others": sees_others,
+        "blind_progress": _blind_progress(item) if item.review_stage else None,
+        "review_refusal": _review_refusal(item, user),
+        "events": audit.item_events(item=item, user=user, role=item.role)[:50],
+    }
+
+
+def _blind_progress(item: Item) -> dict:
+    """How many of a double review's verdicts are in: the count, never the verdicts."""
+    return item.assignments.aggregate(
+        assigned=Count("pk"), given=Count("pk", filter=Q(done_at__isnull=False))
+    )
+
+
+def _item_url(item_id: int, filter_query: str) -> str:
+    url = reverse("item_detail", args=[item_id])
+    return f"{url}?{filter_query}" if filter_query else url
+
+
+@vary_on_headers("HX-Request", "HX-Target")
+@require_http_methods(["GET", "POST"])
+def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
+    """One row to review. A POST saves a verdict and moves to the next row of the filter."""
+    action = access.REVIEW if request.method == "POST" else access.VIEW
+    item = access.item_for(request.user, item_id, action)
+    _, filters, filter_query = item_filters_from(request)
+    template = page_or_partial(request, "reviewer/item_detail.html", ("item",))
+
+    def page(shown: Item, status: int = 200) -> HttpResponse:
+        context = _item_context(
+            item=shown, user=request.user, filters=filters, filter_query=filter_query
+        )
+        offered_id = request.session.pop(RULING_OFFER_KEY, None)
+        offered = shown if offered_id == shown.pk else None
+        if offered_id and offered is None:
+            offered = Item.objects.select_related("run").filter(pk=offered_id).first()
+            if offered is not None and offered.run.project_id == shown.run.project_id:
+                offered.role = shown.role
+            else:
+                offered = None
+        context["ruling_offer"] = _ruling_offer(offered or shown, request.user)
+        return render(request, template, context, status=status)
+
+    if request.method == "GET":
+        return page(item)
+    form = ReviewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a verdict: correct, incorrect, gold is wrong or unclear.")
+        return page(item, status=400)
+    # Where to go next is decided before saving: the saved row may leave the filter.
+    next_id = selectors.item_neighbours(item=item, filters=filters).next_id
+    try:
+        review = services.item_review(
+            item=item,
+            user=request.user,
+            verdict=form.cleaned_data["verdict"],
+            note=form.cleaned_data["note"],
+            expected_version=form.cleaned_data["expected_version"],
+            role=item.role,
+        )
+    except services.StaleVersionError as error:
+        messages.error(
+            request,
+            "Someone else reviewed this row while you were looking at it; "
+            "this is its current state. Your verdict was not saved.",
+        )
+        error.item.role = item.role
+        return page(error.item, status=409)
+    except PermissionDenied as refusal:
+        messages.error(request, f"Your verdict was not saved: {refusal}")
+        return page(access.item_for(request.user, item_id), status=403)
+    if review.kind == Review.Kind.BLIND:
+        messages.success(
+            request,
+            f"Row {item.row_number}: your blind verdict “{review.get_verdict_display()}” is "
+            "saved; the row is decided once every assigned annotator has given theirs.",
+        )
+    else:
+        messages.success(
+            request, f"Row {item.row_number} saved as “{review.get_verdict_display()}”."
+        )
+        request.session[RULING_OFFER_KEY] = item.pk
+    if next_id is None:
+        messages.info(request, "That was the last row of this filter.")
+        next_id = item.id
+    next_url = _item_url(next_id, filter_query)
+    if not request.htmx:
+        return redirect(next_url)
+    return push_url(page(access.item_for(request.user, next_id)), next_url)

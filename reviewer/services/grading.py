@@ -1,0 +1,279 @@
+"""Grading a run's rows: counting attempts (and quarantining rows that keep killing their
+worker), saving results idempotently, finishing the run, and sending the grading tasks."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from grading.batch import grade_many, shared_pool
+from grading.pairs import pair_key_of
+from grading.types import GradedSample, Sample
+from reviewer.audit import Action, audit_event, audit_record, audit_record_many, verdict_change_data
+from reviewer.celery import app as celery_app
+from reviewer.models import Evaluation, EvaluatorScore, Item, Run, evaluator_scores_text
+from reviewer.services.batches import batches
+
+logger = logging.getLogger(__name__)
+
+GRADE_CHUNK_TASK = "reviewer.grade_chunk"  # reviewer.tasks.grade_chunk
+
+
+def grading_attempt_start(*, run_id: int, generation: int, item_ids: Sequence[int]) -> list[Item]:
+    """Count an attempt on each pending item and return those to grade now.
+
+    Committed before grading starts, so a worker that dies mid-row still leaves the count
+    behind; items that already used up their attempts are quarantined instead.
+    """
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.grading_generation != generation:
+            return []
+        items = list(
+            Item.objects.filter(run_id=run_id, pk__in=item_ids, grade_state=Item.GradeState.PENDING)
+            .only("pk", "gold", "output", "finish_reason", "problem", "grade_attempts")
+            .order_by("row_number")
+        )
+        exhausted = [
+            i.pk for i in items if i.grade_attempts >= settings.MATHJURY_MAX_GRADE_ATTEMPTS
+        ]
+        if exhausted:
+            Item.objects.filter(pk__in=exhausted).update(
+                grade_state=Item.GradeState.QUARANTINED,
+                graded_generation=generation,
+                graded_at=timezone.now(),
+            )
+            logger.warning("run %s: quarantined items %s", run_id, exhausted)
+        to_grade = [i for i in items if i.pk not in set(exhausted)]
+        Item.objects.filter(pk__in=[i.pk for i in to_grade]).update(
+            grade_attempts=F("grade_attempts") + 1
+        )
+        if run.status == Run.Status.QUEUED:
+            run.status = Run.Status.GRADING
+            run.grading_started_at = timezone.now()
+            run.save(update_fields=["status", "grading_started_at"])
+    return to_grade
+
+
+def grading_results_save(
+    *, run_id: int, generation: int, results: list[tuple[int, GradedSample]]
+) -> int:
+    """Upsert the evaluations and the jury's result of graded items; returns how many saved.
+
+    Safe to repeat (a re-delivered task writes the same rows again), writes nothing for an
+    earlier generation, and leaves human decisions alone.
+    """
+    if not results:
+        return 0
+    now = timezone.now()
+    with transaction.atomic():
+        run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run_id)
+        if run.grading_generation != generation:
+            return 0
+        item_ids = [item_id for item_id, _ in results]
+        stored = Item.objects.filter(pk__in=item_ids).values_list(
+            "pk", "gold", "final_verdict", "final_source"
+        )
+        golds, auto_before = {}, {}
+        for item_id, gold, final_verdict, final_source in stored:
+            golds[item_id] = gold
+            if final_verdict and final_source != Item.FinalSource.HUMAN:
+                auto_before[item_id] = final_verdict
+        items = [
+            Item(
+                pk=item_id,
+                grade_state=Item.GradeState.GRADED,
+                graded_generation=generation,
+                graded_at=now,
+                answer_type=str(graded.answer_type),
+                auto_verdict=str(graded.auto_verdict),
+                needs_review=graded.needs_review,
+                evaluators_disagree=any(
+                    r.code == "evaluators_disagree" for r in graded.review_reasons
+                ),
+                review_reasons=[r.to_dict() for r in graded.review_reasons],
+                evaluator_scores=evaluator_scores_text(
+                    {
+                        e.evaluator: EvaluatorScore.of_result(
+                            status=e.status, verdict=e.verdict or ""
+                        )
+                        for e in graded.evaluations
+                    }
+                ),
+                pair_key=pair_key_of(golds[item_id], graded.evaluations),
+            )
+            for item_id, graded in results
+        ]
+        Item.objects.bulk_update(
+            items,
+            fields=[
+                "grade_state",
+                "graded_generation",
+                "graded_at",
+                "answer_type",
+                "auto_verdict",
+                "needs_review",
+                "evaluators_disagree",
+                "review_reasons",
+                "evaluator_scores",
+                "pair_key",
+            ],
+        )
+        Evaluation.objects.filter(item_id__in=item_ids).exclude(
+            evaluator__in=run.evaluators
+        ).delete()
+        Evaluation.objects.bulk_create(
+            [
+                Evaluation(
+                    item_id=item_id,
+                    evaluator=e.evaluator,
+                    evaluator_version=e.version,
+                    status=str(e.status),
+                    verdict=str(e.verdict) if e.verdict else "",
+                    extracted=e.extracted,
+                    extracted_latex=e.extracted_latex,
+                    gold_latex=e.gold_latex,
+                    ms=e.ms,
+                    signals=list(e.signals),
+                    detail=e.detail,
+                )
+                for item_id, graded in results
+                for e in graded.evaluations
+            ],
+            update_conflicts=True,
+            unique_fields=["item", "evaluator"],
+            update_fields=[
+                "evaluator_version",
+                "status",
+                "verdict",
+                "extracted",
+                "extracted_latex",
+                "gold_latex",
+                "ms",
+                "signals",
+                "detail",
+            ],
+        )
+        # One UPDATE, so a human decision committed meanwhile is never replaced.
+        Item.objects.filter(pk__in=item_ids).exclude(final_source=Item.FinalSource.HUMAN).update(
+            final_verdict=F("auto_verdict"), final_source=Item.FinalSource.AUTO
+        )
+        audit_record_many(_auto_verdict_changes(run=run, before=auto_before, results=results))
+    return len(results)
+
+
+def _auto_verdict_changes(*, run: Run, before: dict[int, str], results) -> Iterable:
+    """Events for rows whose automatic final verdict a re-grade changed (a first grading only
+    sets them, and the upload's event stands for that)."""
+    rows = dict(
+        Item.objects.filter(pk__in=list(before), final_source=Item.FinalSource.AUTO).values_list(
+            "pk", "row_number"
+        )
+    )
+    for item_id, graded in results:
+        after = str(graded.auto_verdict)
+        if item_id in rows and before[item_id] != after:
+            yield audit_event(
+                Action.VERDICT,
+                actor=None,
+                project=run.project,
+                run=run,
+                item=Item(pk=item_id),
+                summary=f"Row {rows[item_id]}: re-grading changed the automatic verdict to "
+                f"“{after}”",
+                data=verdict_change_data(
+                    before=before[item_id],
+                    after=after,
+                    source=Item.FinalSource.AUTO,
+                    generation=run.grading_generation,
+                ),
+            )
+
+
+def run_finish_if_done(*, run_id: int, generation: int) -> bool:
+    """Mark the run done when no item of this generation is left to grade."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run_id)
+        if run.grading_generation != generation or run.status == Run.Status.DONE:
+            return run.status == Run.Status.DONE
+        if run.items.filter(grade_state=Item.GradeState.PENDING).exists():
+            return False
+        run.status = Run.Status.DONE
+        run.grading_finished_at = timezone.now()
+        run.save(update_fields=["status", "grading_finished_at"])
+        counts = run.items.aggregate(
+            flagged=Count("pk", filter=Q(needs_review=True)),
+            quarantined=Count("pk", filter=Q(grade_state=Item.GradeState.QUARANTINED)),
+        )
+        audit_record(
+            Action.GRADED,
+            actor=None,
+            project=run.project,
+            run=run,
+            summary=f"Run “{run.name}” graded: {run.total_rows} rows, {counts['flagged']} "
+            f"flagged, {counts['quarantined']} could not be graded",
+            data={"generation": generation, **counts},
+        )
+    return True
+
+
+def chunk_grade(*, run_id: int, generation: int, item_ids: Sequence[int]) -> int:
+    """Grade one chunk of a run's items (the grading task's work); a re-delivered or stale
+    chunk writes nothing twice. Returns how many results were saved.
+
+    If an earlier delivery died (some item already has an attempt), rows are graded one at a
+    time, so only a row that really kills the worker runs out of attempts.
+    """
+    run = Run.objects.filter(pk=run_id).only("grading_generation", "evaluators").first()
+    if run is None or run.grading_generation != generation:
+        return 0
+    pending = list(
+        Item.objects.filter(
+            run_id=run_id, pk__in=item_ids, grade_state=Item.GradeState.PENDING
+        ).values_list("pk", "grade_attempts")
+    )
+    retried = any(attempts for _, attempts in pending)
+    ids = [pk for pk, _ in pending]
+    saved = 0
+    for group in [[pk] for pk in ids] if retried else [ids]:
+        items = grading_attempt_start(run_id=run_id, generation=generation, item_ids=group)
+        if not items:
+            continue
+        graded = grade_many(
+            [Sample(i.gold, i.output, i.finish_reason, i.problem) for i in items],
+            evaluators=run.evaluators,
+            timeout=settings.MATHJURY_GRADING_TIMEOUT,
+            pool=shared_pool(
+                settings.MATHJURY_GRADING_WORKERS,
+                timeout=settings.MATHJURY_GRADING_TIMEOUT,
+                memory_mb=settings.MATHJURY_GRADING_MEMORY_MB,
+            ),
+        )
+        saved += grading_results_save(
+            run_id=run_id,
+            generation=generation,
+            results=[(item.pk, result) for item, result in zip(items, graded, strict=True)],
+        )
+    run_finish_if_done(run_id=run_id, generation=generation)
+    return saved
+
+
+def grading_enqueue(*, run_id: int, generation: int) -> None:
+    """Send one grading task per chunk of pending items (called after commit). Tasks are sent
+    by name, so services never import reviewer.tasks."""
+    item_ids = list(
+        Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING)
+        .order_by("row_number")
+        .values_list("pk", flat=True)
+    )
+    # One producer for all chunks: a connection per message costs more than the message.
+    with celery_app.producer_or_acquire() as producer:
+        for chunk in batches(item_ids, settings.MATHJURY_CHUNK_SIZE):
+            celery_app.send_task(
+                GRADE_CHUNK_TASK, args=(run_id, generation, list(chunk)), producer=producer
+            )
