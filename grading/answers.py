@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from grading.equivalence.rewrite import number_words, unicode_to_latex, words_to_number
+from grading.units import unit_named
 
 MAX_ANSWER_CHARS = 400
 
@@ -50,6 +51,8 @@ _TRAILING_WORDS = re.compile(
     r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,4}"
     r"|(?<=\s)[mgsLlhK](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
 )
+# A one-letter unit after a number, then words: "1.5 m long", "3 s later".
+_UNIT_THEN_WORDS = re.compile(r"(?<=\d)\s+([A-Za-z])(?:\s+[A-Za-z]{2,}){1,3}\s*$")
 _CURRENCY = re.compile(r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|€|£|¥|USD|EUR")
 # Words in any script; runs of CJK characters are words without spaces.
 _PROSE_WORDS = re.compile(r"[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})+|[\u3040-\u30ff\u4e00-\u9fff]{3,}")
@@ -218,6 +221,9 @@ def _split_units(text: str) -> tuple[str, str]:
     words = _TRAILING_WORDS.search(text)
     if words and words.start() > 0 and not re.search(r"\b(?:or|and|ou|oder)\b", words.group(1)):
         return text[: words.start()].strip(), words.group(1).strip()
+    unit = _UNIT_THEN_WORDS.search(text)
+    if unit and unit.start() > 0 and unit_named(unit.group(1)) is not None:
+        return text[: unit.start()].strip(), unit.group(0).strip()  # "1.5 m long"
     return text, ""
 
 

@@ -92,7 +92,7 @@ def _grade_math(
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
     signals.extend(_comparison_signals(comparison, stated, sample.problem))
-    signals.extend(forms.unit_signals(gold, stated))
+    signals.extend(forms.unit_signals(gold, stated, sample.problem))
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
     if not correct:

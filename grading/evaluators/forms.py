@@ -14,6 +14,7 @@ from math import gcd
 from grading.answers import StatedAnswer
 from grading.equivalence.check import Comparison, compare_values
 from grading.equivalence.structure import factoring_incomplete
+from grading.units import other_unit_than_asked
 
 # The question asks for a form.
 _FORM_REQUEST = re.compile(
@@ -160,14 +161,16 @@ def _scaled(gold: str, stated: StatedAnswer) -> bool:
     return bool(gold_numbers and answer_numbers) and gold_numbers[0] != answer_numbers[0]
 
 
-def unit_signals(gold: str, stated: StatedAnswer) -> list[str]:
+def unit_signals(gold: str, stated: StatedAnswer, problem: str) -> list[str]:
     """Doubts about the unit or the digits of an answer, whatever its verdict."""
     found = []
     answer = stated.raw
-    if (_PI.search(gold) and _DEGREES.search(answer)) or (
-        _DEGREES.search(gold) and _PI.search(answer)
+    if (
+        (_PI.search(gold) and _DEGREES.search(answer))
+        or (_DEGREES.search(gold) and _PI.search(answer))
+        or other_unit_than_asked(problem, answer)
     ):
-        found.append("unit_mismatch")
+        found.append("unit_mismatch")  # "1000 cm³" where the question asks for liters
     dotted = _DOTTED_THOUSANDS.search(answer)
     if dotted and compare_values(gold, dotted.group(0).replace(".", "")).equal:
         found.append("number_format")  # "12.500" where the gold is 12500

@@ -211,3 +211,22 @@ def test_zero_over_zero_anywhere_is_flagged_not_a_crash(gold):
     assert graded.auto_verdict is Verdict.INCORRECT
     assert "evaluator_error" not in reasons(graded)
     assert graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output"),
+    [
+        ("2", "A tank holds 2000 cm³ of water. How many liters is that?", "It holds 2000 cm³."),
+        ("1.5", "A plank is 150 cm long. What is its length in meters?", "The plank is 150 cm."),
+        ("90", "How many minutes does the film last?", "The film lasts 1.5 hours."),
+    ],
+)
+def test_an_answer_in_another_unit_than_the_question_asks_is_flagged(gold, problem, output):
+    assert "unit_mismatch" in reasons(grade(gold, output, problem=problem))
+
+
+def test_an_answer_in_the_asked_unit_is_not_a_unit_doubt():
+    graded = grade("1.5", "The plank is 1.5 m long.", problem="What is its length in meters?")
+
+    assert "unit_mismatch" not in reasons(graded)
+    assert graded.auto_verdict is Verdict.CORRECT
