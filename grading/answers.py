@@ -20,7 +20,6 @@ MAX_ANSWER_CHARS = 400
 
 _DELIMITERS = re.compile(r"^(?:\$\$|\$|\\\(|\\\[)\s*(.*?)\s*(?:\$\$|\$|\\\)|\\\])$", re.DOTALL)
 _WRAPPER = re.compile(r"^\\(?:boxed|fbox|textbf|mathbf)\s*\{(.*)\}$", re.DOTALL)
-_TEXT_WRAPPER = re.compile(r"^\\(?:text|textrm|mathrm|mbox)\s*\{([^{}]*)\}$")
 _TRAILING = re.compile(r"[\s.,;:!?。]+$")
 _LEADING = re.compile(r"^[\s:*#>]+")
 _CLAUSE = re.compile(
