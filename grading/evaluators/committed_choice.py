@@ -32,6 +32,9 @@ _QUESTION_WORDS = frozenset(
 )
 
 
+_IS_PRIME = re.compile(r"\bis\s+(\d{2,9})\s+(?:a\s+)?prime\b", re.IGNORECASE)
+_PRODUCT = re.compile(r"(\d{1,9})\s*(?:×|\\times|\*|·|\\cdot|x)\s*(\d{1,9})(?!\d|\.\d)")
+_QUOTIENT = re.compile(r"(\d{1,9})\s*(?:÷|/|\\div)\s*(\d{1,9})\s*=\s*(\d{1,9})(?!\d|\.\d)")
 _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
     r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
@@ -188,9 +191,11 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
 
 def _contradicts_question(sample: Sample, answer: bool) -> bool:
     """A "yes" whose explanation denies the question's own term ("Is glass crystalline?" …
-    "Yes. … so it is not crystalline")."""
+    "Yes. … so it is not crystalline"), or calls a number prime while factoring it."""
     if not answer:
         return False
+    if _factors_the_prime(sample):
+        return True
     terms = {
         word.lower()
         for word in re.findall(r"[A-Za-z][A-Za-z-]{3,}", sample.problem[-300:])
@@ -198,11 +203,28 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
     }
     for term in terms:
         if re.search(
-            rf"\b(?:not|n't|never|isn't|aren't|no)\s+(?:\w+\s+){{0,2}}{re.escape(term)}",
+            rf"\b(?:not|n't|never|isn't|aren't)\s+(?:\w+\s+){{0,2}}{re.escape(term)}",
             sample.output[-600:],
             re.I,
         ):
             return True
+    return False
+
+
+def _factors_the_prime(sample: Sample) -> bool:
+    """ "Is 187 prime?" answered yes while the explanation writes 187 = 11 × 17 (or 187 ÷ 11
+    = 17): the reply's own working says no."""
+    asked = _IS_PRIME.search(sample.problem[-300:])
+    if asked is None:
+        return False
+    number = asked.group(1)
+    for left, right in _PRODUCT.findall(sample.output[-2000:].replace(",", "")):
+        if int(left) > 1 and int(right) > 1 and int(left) * int(right) == int(number):
+            return True
+    for dividend, divisor, quotient in _QUOTIENT.findall(sample.output[-2000:]):
+        if dividend == number and int(divisor) > 1 and int(quotient) > 1:
+            if int(divisor) * int(quotient) == int(number):
+                return True
     return False
 
 

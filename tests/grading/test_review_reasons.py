@@ -230,3 +230,23 @@ def test_an_answer_in_the_asked_unit_is_not_a_unit_doubt():
 
     assert "unit_mismatch" not in reasons(graded)
     assert graded.auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "YES\n\nTrying small primes: 2, 3, 5 and 7 fail, but 209 = 11 × 19.",
+        "Yes, it is prime. Note that 209 ÷ 11 = 19.",
+    ],
+)
+def test_a_yes_whose_working_factors_the_number_contradicts_itself(output):
+    graded = grade("NO", output, problem="Is 209 a prime number? Answer YES or NO.")
+
+    assert "contradicts_itself" in reasons(graded)
+
+
+def test_a_yes_for_a_prime_with_no_factorisation_is_decided_alone():
+    graded = grade("YES", "YES\n\nNo prime up to 14 divides 197.", problem="Is 197 prime?")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
