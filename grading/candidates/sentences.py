@@ -95,6 +95,7 @@ _INLINE_MATH = re.compile(r"(?:\$|\\\()(.{0,200}?)(?:(?<!\\)\$|\\\))", re.DOTALL
 _LEAD = re.compile(r"[\s$*:(\\\[]*")
 
 
+LAST_SENTENCES_CHARS = 1500
 _TRAILING_STOP = re.compile(r"[.!?。]+$")
 
 
@@ -160,7 +161,11 @@ def last_sentence(tail: str, offset: int) -> Candidate | None:
     sentence that is all mathematics ("Total = 48 = 8 \\times 6") is itself the statement. A
     last line that is a bare answer ("YES", "(B)") is stated plainly, like a first line.
     """
-    text = _TRAILING_STOP.sub("", flatten_display(tail.rstrip()))
+    # The last sentences live in the last stretch of the tail; a sentence longer than that is
+    # no answer statement, so the rest is not split into sentences at all.
+    window = max(0, len(tail) - LAST_SENTENCES_CHARS)
+    offset += window
+    text = _TRAILING_STOP.sub("", flatten_display(tail[window:].rstrip()))
     ends = [0, *(m.end() for m in SENTENCE_END.finditer(text))]
     stop = len(text)
     for start in reversed(ends):
