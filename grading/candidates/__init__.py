@@ -68,6 +68,9 @@ _SELF_CORRECTION = re.compile(
     re.IGNORECASE,
 )
 # Substrings every match of _SELF_CORRECTION contains (lower-cased).
+# How far a marker reaches on either side of the substring it contains (ample: the longest,
+# "the correct answer is:", is 22 characters).
+_HINT_REACH = 100
 _CORRECTION_HINTS = ("wait", "actually", "second thought", "let me re", "made a", "correct")
 END_OF_TURN_TOKENS = (
     "<|im_end|>",
@@ -173,13 +176,15 @@ def _reply_start(output: str) -> int:
 def _marked(tail: str, offset: int) -> Iterator[Candidate]:
     """Answers after markers ("the answer is", "Final answer:", "####"); a marker followed by
     another before its answer ends ("Final answer: the answer is 5") yields only the inner."""
-    # The patterns try every position; a substring test skips the outputs that have none.
     lowered = tail.lower()
-    markers = []
-    if any(hint in lowered for hint in FINAL_MARKER_HINTS):
-        markers += [(m, FINAL_MARKER) for m in FINAL_MARKER_PATTERN.finditer(tail)]
-    if any(hint in lowered for hint in ANSWER_MARKER_HINTS):
-        markers += [(m, ANSWER_MARKER) for m in ANSWER_MARKER_PATTERN.finditer(tail)]
+    markers = [
+        (m, FINAL_MARKER)
+        for m in _near_hints(FINAL_MARKER_PATTERN, tail, lowered, FINAL_MARKER_HINTS)
+    ]
+    markers += [
+        (m, ANSWER_MARKER)
+        for m in _near_hints(ANSWER_MARKER_PATTERN, tail, lowered, ANSWER_MARKER_HINTS)
+    ]
     markers.sort(key=lambda pair: pair[0].start())
     kept: list[tuple[re.Match, str]] = []
     for match, cue in markers:
@@ -195,6 +200,41 @@ def _marked(tail: str, offset: int) -> Iterator[Candidate]:
             yield Candidate(text, offset + match.start(), cue)
         elif text and cue == FINAL_MARKER and following < end:
             continue
+
+
+def _near_hints(
+    pattern: re.Pattern, text: str, lowered: str, hints: tuple[str, ...]
+) -> Iterator[re.Match]:
+    """The matches ``pattern.finditer(text)`` finds, found by trying the pattern only near the
+    substrings every match contains: a pattern tried at every position of a long reply costs
+    more than all the rest of the candidate search."""
+    if len(lowered) != len(text):  # lower() changed the length: positions do not line up
+        yield from pattern.finditer(text)
+        return
+    position = 0
+    while True:
+        hint_at = min((i for i in (lowered.find(h, position) for h in hints) if i >= 0), default=-1)
+        if hint_at < 0:
+            return
+        # A match ends at most _HINT_REACH characters after the hint it contains and starts at
+        # most _HINT_REACH before it; the bounded search finds where, the unbounded match
+        # reads the whole of it.
+        start = max(position, hint_at - _HINT_REACH)
+        window_end = hint_at + _HINT_REACH
+        found = None
+        while start <= hint_at:
+            located = pattern.search(text, start, window_end)
+            if located is None or located.start() > hint_at:
+                break
+            found = pattern.match(text, located.start())
+            if found is not None:
+                break
+            start = located.start() + 1
+        if found is None:
+            position = hint_at + 1
+            continue
+        yield found
+        position = max(found.end(), found.start() + 1)
 
 
 def _dedup(items: list[Candidate]) -> list[Candidate]:
