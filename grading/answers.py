@@ -169,9 +169,14 @@ def is_sentence(expression: str) -> bool:
     return len(_SENTENCE_WORD.findall(_LATEX_GROUP.sub(" ", expression))) >= 3
 
 
+_LATEX_FROM_DIGIT = re.compile(r"(?<!\\)\$\d[^$\\]{0,40}\\[A-Za-z][^$]{0,400}\$")
+
+
 def _strip_wrappers(text: str) -> str:
     """Delimiters, a box or bold around the whole answer, and a final full stop."""
-    if len(_UNESCAPED_DOLLAR.findall(text)) % 2:  # half a math span, cut by the sentence
+    if len(_UNESCAPED_DOLLAR.findall(text)) % 2 and not _LATEX_FROM_DIGIT.search(text):
+        # half a math span, cut by the sentence ("$1\\frac{1}{2}$" opens on a digit but is
+        # a whole span of LaTeX, not an amount)
         text = _UNESCAPED_DOLLAR.sub("", text)
     for _ in range(4):
         previous = text
@@ -186,18 +191,28 @@ def _strip_wrappers(text: str) -> str:
     return text
 
 
+_TIME_OF_DAY = re.compile(
+    r"(?<![\d:.])(\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s*m\b\.?)?)(?![\d:])", re.I
+)
+
+
 def _keep_math_of_prose(text: str) -> str:
     """In a sentence, the mathematics it states: its one math span, or its one number."""
     if not _PROSE_WORDS.search(_LATEX_COMMAND.sub(" ", _MATH_SPAN.sub(" ", text))):
         return text
     spans = [next(g for g in m.groups() if g is not None) for m in _MATH_SPAN.finditer(text)]
     spans = [s for s in spans if s.strip()]
-    if len(spans) == 1 and _CURRENCY.sub("", text).count("$") >= 2:
+    # One math span is the statement; "$5 and $7" are amounts, but a span holding LaTeX
+    # ("$1\\frac{1}{2}$ cups") is mathematics even where it opens like an amount.
+    if len(spans) == 1 and (_CURRENCY.sub("", text).count("$") >= 2 or "\\" in spans[0]):
         return spans[0]
     plain = _CURRENCY.sub("", text)
     leading = _LEADING_COUNT.match(plain)
     if leading:  # "9 prime numbers less than 20": the count it opens with
         return leading.group(1)
+    times = _TIME_OF_DAY.findall(plain)
+    if len(times) == 1:  # "The meeting starts at 4:30 p.m.": one time of day, not "30"
+        return times[0].strip()
     numbers = _NUMBER.findall(plain)
     if len(numbers) == 1:
         # Keep the words after the number: they are its unit ("42 apples left").

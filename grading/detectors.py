@@ -34,6 +34,9 @@ MAX_BOX_CHARS = 400
 
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_DOLLAR = re.compile(r"(?<!\\)\$")
+_MATH_REST = re.compile(r"\\[A-Za-z]|[\^_{]")
+_CLOSED = re.compile(r"\\[)\]]")
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?")
 _FRAC = re.compile(r"\\frac\{(-?\d{1,40})\}\{(\d{1,40})\}")
 _NUMBER_WITH_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)[a-zA-Z]{2,}$")  # "18marbles"
@@ -83,6 +86,7 @@ def detect(
         is_truncated(sample.finish_reason, tail)
         or ends_in_false_arithmetic(tail, candidates)
         or stops_after_the_answer(sample.output, candidates)
+        or sample.output.rfind("<think>") > sample.output.rfind("</think>")  # reply never began
     ):
         findings.append("truncated")
     if lists_options(sample.output, candidates):
@@ -107,7 +111,20 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     last_word = _LAST_WORD.search(text[-40:])
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
         return True
-    return _ends_inside_box(text[-MAX_BOX_CHARS:])
+    return _ends_inside_box(text[-MAX_BOX_CHARS:]) or _ends_inside_math(text)
+
+
+def _ends_inside_math(text: str) -> bool:
+    """The text stops inside mathematics: an unclosed ``$`` whose rest is LaTeX or a relation
+    ("Squaring: $210^2 = 44100"; "costs $5" is an amount)."""
+    paragraph = text[text.rfind("\n\n") + 2 :]
+    dollars = [m.start() for m in _DOLLAR.finditer(paragraph)]
+    if len(dollars) % 2 == 0:
+        return False
+    rest = paragraph[dollars[-1] + 1 :]
+    # On the same line, LaTeX that no \) or \] closes ("$15 each." followed by a line of
+    # sums, or "$<<15*6=90>>90", are amounts)
+    return "\n" not in rest and _MATH_REST.search(rest) is not None and not _CLOSED.search(rest)
 
 
 def stops_after_the_answer(output: str, candidates: Candidates) -> bool:

@@ -19,6 +19,8 @@ MESSAGES: dict[str, str] = {
     "approximate_answer": "The answer is a decimal approximation of an exact gold; the problem may have asked for an exact form.",
     "number_format": "A number in the answer can be read two ways (12.500 as twelve and a half or as twelve thousand five hundred).",
     "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, and simplifying may have been the task.",
+    "equal_if_positive": "The answer equals the gold only where its variables are positive (a root or power of a product); the problem may allow other values.",
+    "same_angle": "The answer names the same angle as the gold a whole turn apart; the problem may fix the range.",
     "numeric_probe": "The answer equals the gold only by evaluating both at random points (an identity SymPy did not simplify).",
     "form_requested": "The problem asks for a particular form, and the answer equals the gold only in another notation.",
     "variable_name": "The answer equals the gold only after renaming its variable.",

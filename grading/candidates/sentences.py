@@ -55,10 +55,11 @@ _LABEL = re.compile(r"^[\s*]*[A-Za-z][A-Za-z ]{1,30}\**:\**(?=\s*\S)(?![^:]*:)")
 PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 
 
-# What the last sentence says the answer is: the part after its last "is", "=" or ":".
+# What the last sentence says the answer is: the part after its last "is", "=" or ":" (a
+# colon between digits is part of a time or a ratio, "4:30", "7:32").
 _VERB = re.compile(
     r"\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
-    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|:|：|是|为",
+    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|(?<!\d):|:(?!\d)|：|是|为",
     re.IGNORECASE,
 )
 

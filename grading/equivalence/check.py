@@ -69,6 +69,7 @@ class Comparison:
     rewrites: tuple[str, ...] = ()  # the rewrites of the text that equality needed
     string_only: bool = False  # math-verify matched the two strings, not parsed values
     rounded: bool = False  # equal only after rounding away a difference in magnitude
+    positive_only: bool = False  # equal only where every variable is positive
 
     @property
     def changes_form(self) -> bool:
@@ -98,6 +99,34 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
             )
             return found if consistent else Comparison(False, found.method)
     return _compare_cached(gold, sides[-1], allow_rename)
+
+
+_INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*C\b")
+
+
+def equal_up_to_constant(gold: str, answer: str) -> bool:
+    """Two antiderivatives, each ``+ C``, that differ by a constant: ``\\frac12\\ln|2x| + C``
+    and ``\\frac12\\ln|x| + C`` (the ``\\frac12\\ln 2`` is absorbed into C). Their
+    difference has a zero derivative at every probe point."""
+    if not (_INTEGRATION_CONSTANT.search(gold) and _INTEGRATION_CONSTANT.search(answer)):
+        return False
+    values = [parse_answer(_INTEGRATION_CONSTANT.sub("", side)).values for side in (gold, answer)]
+    if not values[0] or not values[1]:
+        return False
+    first, second = values[0][0], values[1][0]
+    if not isinstance(first, sympy.Expr) or not isinstance(second, sympy.Expr):
+        return False
+    difference = first - second
+    symbols = sorted(difference.free_symbols, key=lambda s: s.name)
+    if not symbols:
+        return bool(difference.is_number and difference.is_finite)
+    if len(symbols) > probe.MAX_SYMBOLS:
+        return False
+    try:
+        slopes = [sympy.diff(difference, symbol) for symbol in symbols]
+    except Exception:  # an expression SymPy cannot differentiate
+        return False
+    return all(probe.numerically_equal(slope, sympy.Integer(0)) for slope in slopes)
 
 
 def _chain_sides(text: str) -> list[str]:
@@ -134,7 +163,7 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     if base is not None:
         return base
     if _CLOCK.match(gold) or _CLOCK.match(answer):  # "4:30 p.m." is a time, not a ratio
-        return Comparison(_clock(gold) == _clock(answer), "synonym")
+        return Comparison(_same_time(gold, answer), "synonym")
     gold, answer = _decimal_commas(gold, answer)
     gold_parsed, answer_parsed = parse_answer(gold), parse_answer(answer)
     undefined = _undefined(gold_parsed) or _undefined(answer_parsed)
@@ -168,8 +197,18 @@ def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Com
             if not both_values and structure.same(gold_form, answer_form):
                 return Comparison(True, "structure")
     gold_value, answer_value = gold_forms[-1], answer_forms[-1]
-    if probe.numerically_equal(gold_value, answer_value):
+    if isinstance(gold_forms[0], sympy.MatrixBase) and isinstance(answer_value, sympy.Interval):
+        # "[0.5, 1]" against a vector: brackets around two numbers list them
+        pair = sympy.Tuple(answer_value.start, answer_value.end)
+        if structure.same(gold_value, pair):
+            return Comparison(True, "structure")
+        answer_value = pair
+    equal = probe.numerically_equal(gold_value, answer_value)
+    if equal:
         return Comparison(True, "numeric_probe")
+    if equal is False and probe.numerically_equal(gold_value, answer_value, positive=True):
+        # \sqrt{a^2 b} and a\sqrt{b}: equal for the positive quantities most problems name
+        return Comparison(True, "numeric_probe", positive_only=True)
     if structure.equivalent_equations(gold_forms[0], answer_forms[0]):
         return Comparison(True, "numeric_probe")
     renamed = structure.renamed(gold_value, answer_value)
@@ -224,13 +263,35 @@ _HEAD_SIDE = re.compile(
 )
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
 _CLOCK = re.compile(
-    r"^\$?\s*\d{1,2}:\d{2}(?:\s*(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?)?\.*\s*\$?$", re.I
+    r"^\$?\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(?:\\text\{\s*)?(?:([ap])\.?\s*m\.?)?\}?\.*\s*\$?$",
+    re.I,
 )
+_DAY = 24 * 60
 
 
-def _clock(text: str) -> str:
-    """A clock time as hours:minutes plus a.m./p.m. when given ("4:30 p.m." -> "4:30pm")."""
-    return re.sub(r"[^0-9:apm]", "", text.lower().replace("\\text", ""))
+def _same_time(gold: str, answer: str) -> bool:
+    """Two clock times name one moment: ``20:34`` and ``08:34 p.m.``, ``20:34:00``; a time
+    without a.m./p.m. may be either half of the day ("4:30" for "4:30 p.m.")."""
+    gold_moments, answer_moments = _moments(gold), _moments(answer)
+    return bool(gold_moments and answer_moments and gold_moments & answer_moments)
+
+
+def _moments(text: str) -> frozenset[tuple[int, int]]:
+    """The (minute of the day, second) a clock time can name."""
+    match = _CLOCK.match(text.strip())
+    if not match:
+        return frozenset()
+    hours, minutes = int(match.group(1)), int(match.group(2))
+    seconds, half = int(match.group(3) or 0), (match.group(4) or "").lower()
+    if hours > 23 or minutes > 59 or seconds > 59 or (half and not 1 <= hours <= 12):
+        return frozenset()
+    if half:
+        hours = hours % 12 + (12 if half == "p" else 0)
+        return frozenset({(hours * 60 + minutes, seconds)})
+    readings = {hours * 60 + minutes}
+    if 1 <= hours <= 12:
+        readings.add(((hours + 12) % 24) * 60 + minutes)
+    return frozenset((minute % _DAY, seconds) for minute in readings)
 
 
 def _undefined(parsed: Parsed) -> bool:

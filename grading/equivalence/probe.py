@@ -17,6 +17,8 @@ import sympy
 # Working precision and the relative gap that still counts as equal at that precision.
 DIGITS = 40
 TOLERANCE = mpmath.mpf(10) ** -25
+# The relative gap of "approximately equal" (a rounded coefficient), never of "equal".
+CLOSE = mpmath.mpf(1) / 100
 POINTS = 6
 # Enough points must evaluate (not hit a pole or a domain error) for "equal" to stand.
 MIN_POINTS = 4
@@ -26,9 +28,19 @@ MAX_SYMBOLS = 4
 MAX_OPERATIONS = 150
 
 
-def numerically_equal(first: sympy.Basic, second: sympy.Basic) -> bool | None:
+def numerically_equal(
+    first: sympy.Basic,
+    second: sympy.Basic,
+    *,
+    tolerance: mpmath.mpf = TOLERANCE,
+    positive: bool = False,
+) -> bool | None:
     """True when both agree at every probe point, False when they differ at one, None when
-    the probe cannot tell (not numbers, too big, or too few points evaluate)."""
+    the probe cannot tell (not numbers, too big, or too few points evaluate).
+
+    ``tolerance`` is the relative gap that still agrees; ``positive`` draws every variable
+    from positive values only (lengths, rates, masses), where powers and roots of products
+    follow the rules they break for negative or complex values."""
     if not isinstance(first, sympy.Expr) or not isinstance(second, sympy.Expr):
         return None
     if _too_big(first) or _too_big(second):
@@ -44,7 +56,8 @@ def numerically_equal(first: sympy.Basic, second: sympy.Basic) -> bool | None:
     agreed = 0
     with mpmath.workdps(DIGITS):
         for _ in range(POINTS if symbols else 1):
-            point = [mpmath.mpf(rng.uniform(-3, 3)) + mpmath.mpf(1) / 7 for _ in symbols]
+            low = 0.2 if positive else -3
+            point = [mpmath.mpf(rng.uniform(low, 3)) + mpmath.mpf(1) / 7 for _ in symbols]
             values = []
             for function in functions:
                 try:
@@ -55,7 +68,7 @@ def numerically_equal(first: sympy.Basic, second: sympy.Basic) -> bool | None:
             if len(values) < 2 or not all(_finite(v) for v in values):
                 continue
             scale = max(mpmath.mpf(1), abs(values[0]), abs(values[1]))
-            if abs(values[0] - values[1]) > TOLERANCE * scale:
+            if abs(values[0] - values[1]) > tolerance * scale:
                 return False
             agreed += 1
     needed = MIN_POINTS if symbols else 1

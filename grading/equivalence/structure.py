@@ -52,7 +52,9 @@ def _is_head(side: object) -> bool:
         return True
     if isinstance(side, sympy.Pow) and side.exp == -1:  # f^{-1}(y) parses as 1/f(y)
         side = side.base
-    return isinstance(side, sympy.Function | sympy.core.function.AppliedUndef) and all(
+    # Only a function the answer names (f, g, h): ``\\sin(x) = \\frac{42}{59}`` is a relation
+    # whose left-hand side matters, not the value of "sin".
+    return isinstance(side, sympy.core.function.AppliedUndef) and all(
         isinstance(a, sympy.Symbol) for a in side.args
     )
 
@@ -74,12 +76,19 @@ def equivalent_equations(gold: object, answer: object) -> bool:
 
 def close(gold: object, answer: object) -> bool:
     """Every number of ``answer`` within 1% of the gold's, in the same structure (a number,
-    a tuple or vector, an interval); for "approximately right" doubts, never for equality."""
+    a tuple, set or matrix, an interval), or an expression within 1% of the gold's at every
+    probe point; for "approximately right" doubts, never for equality."""
+    if _is_expression_with_variables(gold) and _is_expression_with_variables(answer):
+        return (
+            answer.has(sympy.Float)
+            and probe.numerically_equal(gold, answer, tolerance=probe.CLOSE) is True
+        )
     pairs = _number_pairs(gold, answer)
     # Two different integers or fractions are simply different; "nearly" needs a decimal
-    # (a rounded value) or a gold that is not rational (an exact value rounded).
+    # (a rounded value) on either side or a gold that is not rational (an exact value
+    # rounded).
     if not pairs or not any(
-        a.has(sympy.Float) or not (g.is_rational or g.has(sympy.Float)) for g, a in pairs
+        a.has(sympy.Float) or g.has(sympy.Float) or not g.is_rational for g, a in pairs
     ):
         return False
     try:
@@ -89,6 +98,10 @@ def close(gold: object, answer: object) -> bool:
         )
     except (TypeError, ValueError):
         return False
+
+
+def _is_expression_with_variables(value: object) -> bool:
+    return isinstance(value, sympy.Expr) and bool(value.free_symbols)
 
 
 def _number_pairs(gold: object, answer: object) -> list[tuple]:
@@ -102,7 +115,13 @@ def _number_pairs(gold: object, answer: object) -> list[tuple]:
         parts = [(gold.start, answer.start), (gold.end, answer.end)]
         finite = [(g, a) for g, a in parts if g.is_finite or a.is_finite]
         return finite if all(g.is_finite and a.is_finite for g, a in finite) else []
-    gold_parts, answer_parts = _as_tuple(gold), _as_tuple(answer)
+    if _is_set(gold) and _is_set(answer):
+        # Sets of real numbers, paired in increasing order.
+        ordered = [_sorted_numbers(gold), _sorted_numbers(answer)]
+        if None in ordered or len(ordered[0]) != len(ordered[1]):
+            return []
+        return list(zip(ordered[0], ordered[1], strict=True))
+    gold_parts, answer_parts = _entries(gold), _entries(answer)
     if gold_parts is not None and len(gold_parts) == 1:  # "(\\begin{pmatrix}...)"
         return _number_pairs(gold_parts[0], answer)
     if answer_parts is not None and len(answer_parts) == 1:
@@ -116,6 +135,27 @@ def _number_pairs(gold: object, answer: object) -> list[tuple]:
             pairs.extend(inner)
         return pairs
     return []
+
+
+def _is_set(value: object) -> bool:
+    return isinstance(value, sympy.FiniteSet | LatexFiniteSet)
+
+
+def _sorted_numbers(value: object) -> list | None:
+    numbers = list(value.args)
+    if not all(isinstance(n, sympy.Expr) and n.is_number and n.is_real for n in numbers):
+        return None
+    try:
+        return sorted(numbers, key=lambda n: float(sympy.N(n)))
+    except (TypeError, ValueError):
+        return None
+
+
+def _entries(value: object) -> sympy.Tuple | None:
+    """A tuple's entries, a matrix's entries row by row (shape checked by the count)."""
+    if isinstance(value, sympy.MatrixBase):
+        return sympy.Tuple(*value.shape, *value)
+    return _as_tuple(value)
 
 
 def _with_imaginary_unit(value: object) -> object:

@@ -17,7 +17,7 @@ import time
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, is_sentence, read_answer
 from grading.candidates import Candidates
-from grading.equivalence.check import Comparison, compare_values
+from grading.equivalence.check import Comparison, compare_values, equal_up_to_constant
 from grading.equivalence.rewrite import thousands_separators
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import DECLINES, grade_choice
@@ -35,6 +35,8 @@ from grading.types import (
 
 # Evaluators whose reading of the output is compared with the stated answer.
 MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex", "exact"})
+TAIL_CHARS = 3000  # where an output rounds the exact value it found
+_MERIDIEM = re.compile(r"(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?", re.IGNORECASE)
 _CENTS = re.compile(r"cents?|¢|c", re.IGNORECASE)
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 
@@ -91,7 +93,9 @@ def _grade_math(
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
-    signals.extend(_comparison_signals(comparison, stated, sample.problem))
+    signals.extend(
+        _comparison_signals(comparison, stated, gold, sample.problem, sample.output[-TAIL_CHARS:])
+    )
     signals.extend(forms.unit_signals(gold, stated, sample.problem))
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
@@ -119,11 +123,24 @@ def _lists_values(expression: str) -> bool:
 
 
 def _compare(gold: str, stated: StatedAnswer) -> Comparison:
-    comparison = compare_values(gold, stated.expression, allow_rename=bool(stated.head_variable))
+    expression = stated.expression
+    if _MERIDIEM.fullmatch(stated.units):  # "08:34 P.M." is read as a time of day, not 08:34
+        expression = f"{expression} {stated.units}"
+    comparison = compare_values(gold, expression, allow_rename=bool(stated.head_variable))
+    if not comparison.equal:
+        # A gold written with its unit ("10 cm^2", "3 weeks") states the number the answer
+        # gives, when the answer names no other unit.
+        gold_read = read_answer(gold)
+        if gold_read.units and stated.units.lower() in ("", gold_read.units.lower()):
+            bare = compare_values(gold_read.expression, expression)
+            if bare.equal:
+                return bare
     if comparison.equal is False and stated.approximation:
         rounded = compare_values(gold, stated.approximation)
         if rounded.equal:
             return rounded
+    if not comparison.equal and equal_up_to_constant(gold, expression):
+        return Comparison(True, "numeric_probe")
     if comparison.equal is False and _CENTS.fullmatch(stated.units) and _DOLLARS.search(gold):
         # "60 cents" for "$0.60": one amount of money in the smaller unit
         in_dollars = compare_values(gold, f"\\frac{{{stated.expression}}}{{100}}")
@@ -132,17 +149,33 @@ def _compare(gold: str, stated: StatedAnswer) -> Comparison:
     return comparison
 
 
-def _comparison_signals(comparison: Comparison, stated: StatedAnswer, problem: str) -> list[str]:
+def _written_in(gold: str, text: str) -> bool:
+    """``text`` states the gold, as written (spaces and dollars aside), as the value of an
+    equation: "= \\sqrt{74} \\approx", not "A = \\pi r^2"."""
+    bare = re.escape(re.sub(r"[\s$]", "", gold))
+    pattern = rf"=\{{?{bare}\}}?(?:\\approx|≈|\\\)|\\\]|[.,;]|$)"
+    return re.search(pattern, re.sub(r"[\s$]", "", text)) is not None
+
+
+def _comparison_signals(
+    comparison: Comparison, stated: StatedAnswer, gold: str, problem: str, output_tail: str
+) -> list[str]:
     found = []
     if comparison.undefined:
         found.append("undefined_value")
     if comparison.renamed and not comparison.equal:
         found.append("variable_name")
-    if comparison.approximately and not forms.demands_exact_form(problem):
-        # A decimal where the question asks for an exact value is simply wrong.
+    if comparison.approximately and (
+        not forms.demands_exact_form(problem) or _written_in(gold, output_tail)
+    ):
+        # A decimal where the question asks for an exact value is wrong, unless the output
+        # wrote the exact value too and then rounded it ("c = \\sqrt{74} \\approx 8.602"):
+        # then it knew the answer and a person decides.
         found.append("approximate_answer")
     if comparison.equal and comparison.method == "numeric_probe":
         found.append("numeric_probe")
+    if comparison.positive_only:
+        found.append("equal_if_positive")
     if comparison.string_only:
         found.append("string_fallback")
     if comparison.rounded:

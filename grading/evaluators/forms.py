@@ -22,7 +22,7 @@ _FORM_REQUEST = re.compile(
     r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b|\bas a decimal"
     r"|\bmixed number|\bscientific notation|\bexpanded form|\bfactored form|\bslope-intercept"
     r"|\bstandard form|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
-    r"fraction|\bas a percent|\bin lowest terms",
+    r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction",
     re.IGNORECASE,
 )
 # The question makes simplifying the task ("Simplify √72", "Factor completely").
@@ -61,6 +61,7 @@ _NOTATIONS = (
     ("scientific", re.compile(r"\\times\s*10\^|\d[eE][+-]?\d")),
     ("percent", re.compile(r"\\%|%")),
     ("radical", re.compile(r"\\sqrt")),
+    ("mixed number", re.compile(r"^-?\d+\s*\\[dt]?frac|^-?\d+\s+\d+\s*/\s*\d+$")),
     ("fraction", re.compile(r"\\[dt]?frac|^-?\d+\s*/\s*\d+$")),
     ("decimal", re.compile(r"^-?\d*\.\d+$")),
     ("tuple", re.compile(r"^\(.*,.*\)$")),

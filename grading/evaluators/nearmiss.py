@@ -38,6 +38,7 @@ _UNIT_WORD = re.compile(
     re.IGNORECASE,
 )
 _PERCENT = re.compile(r"\\%|%|\bpercent\b", re.IGNORECASE)
+_ANGLE_WORDS = re.compile(r"\bangle|\bdegrees?\b|\bargument\b|\^\s*\{?\\circ|°", re.IGNORECASE)
 _PI = re.compile(r"\\pi|π")
 _FRACTION = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
 _COMPOUND_TIME = re.compile(
@@ -56,8 +57,10 @@ def near_miss_signals(
         found.append("gold_stated_elsewhere")
     if _rounds_to(gold, stated.expression):
         found.append("rounding_differs")
-    if _other_unit(gold, stated):
+    if _other_unit(gold, stated) or _fraction_for_percent(gold, stated, sample.problem):
         found.append("unit_mismatch")
+    if _same_angle(gold, stated.expression, sample.problem):
+        found.append("same_angle")
     if _only_constant_differs(gold, stated.expression):
         found.append("constant_of_integration")
     if _MANY_ANSWERS.search(_question(sample.problem)):
@@ -116,6 +119,26 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
         return True  # "about 13.3%" for 2/15
     return _UNIT_WORD.search(stated.units + " " + stated.raw[-30:]) is not None and (
         gold_value / value in _UNIT_RATIOS
+    )
+
+
+def _fraction_for_percent(gold: str, stated: StatedAnswer, problem: str) -> bool:
+    """0.85 where the question asks "what percent" and the gold is 85: the proportion, not yet
+    a percent (a bare 0.85 may also be read as 0.85%)."""
+    if not _PERCENT.search(_question(problem)) or _PERCENT.search(stated.raw):
+        return False
+    gold_value, value = _value(gold), _value(stated.expression)
+    return bool(gold_value and value) and _close(gold_value, value * 100)
+
+
+def _same_angle(gold: str, answer: str, problem: str) -> bool:
+    """``\\frac{5\\pi}{4}`` where ``-\\frac{3\\pi}{4}`` is the gold: one angle, a whole turn
+    apart, where the problem may fix the range (an argument in (-π, π], an angle in [0°, 360°))."""
+    if not _ANGLE_WORDS.search(problem[-2000:]):
+        return False  # "25\\pi" as an area is no angle
+    turn = "2\\pi" if _PI.search(gold) or _PI.search(answer) else "360"
+    return any(
+        compare_values(gold, f"{answer} + ({turns}) \\cdot {turn}").equal for turns in (1, -1)
     )
 
 

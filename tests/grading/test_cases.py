@@ -30,7 +30,10 @@ FLOORS = {
         {"answer_check": 133, "math_verify": 101, "math_verify_strict": 72, "strict": 22,
          "flex": 102, "exact": 63},
         1,
-        45,
+        # 45 -> 47: e084 stops mid-formula ("$23 \times 17 = ... + 16", now read as cut
+        # inside mathematics) and e094 writes the exact 4/3 before committing to 1.33 (the
+        # shape the held-out set labels ambiguous); both are flags a reviewer should see.
+        47,
     ),
     "hendrycks_math_tests.jsonl": ({"answer_check": 13, "math_verify": 14, "flex": 14, "exact": 16}, 0, 3),
     "lighteval_tests.jsonl": ({"answer_check": 32, "math_verify": 29, "flex": 20, "choice": 15}, 3, 7),

@@ -1,0 +1,204 @@
+"""Kinds of mistakes found on cases the jury had never seen (peer graders' tests, a held-out
+set of realistic outputs), each removed by a general mechanism and tested here on several
+outputs of its kind, beside outputs of the same shape that must keep their verdict.
+"""
+
+import pytest
+
+from grading.equivalence.check import compare_values, equal_up_to_constant
+from grading.evaluators import build_evaluators
+from grading.pipeline import grade_sample
+from grading.types import Sample, Verdict
+
+EVALUATORS = build_evaluators()
+
+
+def grade(gold: str, output: str, problem: str = ""):
+    return grade_sample(Sample(gold, output, "", problem), EVALUATORS)
+
+
+def reasons(graded) -> set[str]:
+    return {r.code for r in graded.review_reasons}
+
+
+@pytest.mark.parametrize(
+    ("gold", "wrong"),
+    [
+        ("\\sin(x)=\\frac{42}{59}", "\\cos(x)=\\frac{42}{59}"),
+        ("\\log(x)=2", "\\exp(x)=2"),
+        ("\\tan(t)=3", "\\sin(t)=3"),
+    ],
+)
+def test_a_known_function_on_the_left_is_part_of_the_relation_not_a_name(gold, wrong):
+    assert compare_values(gold, wrong).equal is False
+    assert compare_values(gold, gold.replace("=", " = ")).equal is True
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [("f(x) = 2x + 3", "2x + 3"), ("g(t) = t^2", "t^2"), ("y = 2x + 3", "f(x) = 2x + 3")],
+)
+def test_a_named_function_still_heads_its_value(gold, answer):
+    assert compare_values(gold, answer).equal is True
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("10 cm^2", "The area is $\\boxed{10}$."),
+        ("3 weeks", "It takes $\\boxed{3}$."),
+        ("12 apples", "So she has 12 left.\n\n**Answer:** 12"),
+    ],
+)
+def test_a_gold_written_with_its_unit_states_the_bare_number(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.CORRECT, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("20:34", "The train leaves at 08:34 P.M.", True),
+        ("20:34", "$\\boxed{20:34:00}$", True),
+        ("4:30 p.m.", "So the meeting starts at 4:30 PM", True),
+        ("20:34", "The train leaves at 08:34 A.M.", False),
+        ("16:30", "So the train arrives at 4:45.", False),
+    ],
+)
+def test_clock_times_are_compared_as_moments_of_the_day(gold, output, correct):
+    graded = grade(gold, output)
+
+    assert (graded.auto_verdict is Verdict.CORRECT) == correct, graded.evaluations[0]
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("x + \\sqrt2 i", "$\\boxed{x + 1.414 i}$"),
+        ("\\frac13, \\sqrt3, \\pi", "$\\boxed{1/3, 1.732, 3.1416}$"),
+        (
+            "\\begin{pmatrix} 1 & \\frac12 \\\\ \\frac13 & 2 \\end{pmatrix}",
+            "[[1, 0.5], [0.3333, 2]]",
+        ),
+        ("2.3148148 \\times 10^{-3}", "$\\boxed{\\frac{1}{432}}$"),
+        ("\\pi r^2", "$\\boxed{3.14 r^2}$"),
+    ],
+)
+def test_a_rounded_value_inside_a_structure_or_expression_is_flagged_not_silent(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.needs_review
+    assert "approximate_answer" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("\\sqrt{a^2 b}", "a\\sqrt{b}"),
+        ("\\frac{v}{r} \\frac{1}{(1 + s/r)^{3/2}}", "\\frac{v (\\frac{r}{s + r})^{0.5}}{s + r}"),
+        ("\\ln(xy)", "\\ln x + \\ln y"),
+    ],
+)
+def test_an_answer_equal_only_for_positive_variables_is_flagged(gold, answer):
+    graded = grade(gold, f"$\\boxed{{{answer}}}$")
+
+    assert graded.needs_review
+    assert "equal_if_positive" in reasons(graded)
+
+
+def test_different_expressions_are_not_equal_for_positive_variables_either():
+    assert compare_values("x^2", "x^3").equal is False
+    assert not compare_values("x^2", "x^3").positive_only
+
+
+@pytest.mark.parametrize(
+    ("gold", "right", "wrong"),
+    [
+        ("\\frac{1}{2}\\ln|x| + C", "\\frac{1}{2}\\ln|2x| + C", "\\frac{1}{2}\\ln|x^3| + C"),
+        ("\\sin^2 x + C", "-\\frac{1}{2}\\cos 2x + C", "\\cos^2 x + C"),
+        ("x^2 + C", "x^2 + 7 + C", "x^2 + 5x + C"),
+    ],
+)
+def test_antiderivatives_that_differ_by_a_constant_are_equal(gold, right, wrong):
+    assert equal_up_to_constant(gold, right)
+    assert not equal_up_to_constant(gold, wrong)
+    assert grade(gold, f"$\\boxed{{{right}}}$").auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "For $n = 20$: $210$.\n\nSquaring: $210^2 = 44100",
+        "We get $\\frac{3}{4} \\cdot 8 = 6",
+        "<think>\nSo 2^15 = 32768 and the digit sum is 26",
+    ],
+)
+def test_an_output_cut_inside_mathematics_or_inside_its_thinking_is_truncated(output):
+    assert "truncated" in reasons(grade("44100", output))
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Sam buys 3 shirts at $15 each.\n15 + 15 + 15 = 45\nHe gets $\\boxed{5}$ back.",
+        "The pen costs $5.",
+        "He earns $<<15*6=90>>90 a day.\n#### 90",
+    ],
+)
+def test_an_amount_of_money_is_not_an_unclosed_formula(output):
+    assert "truncated" not in reasons(grade("5", output))
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output", "reason"),
+    [
+        ("85", "What percent of the questions did she answer correctly?", "$\\boxed{0.85}$", "unit_mismatch"),
+        ("40", "What percent of 50 is 20?", "The answer is 0.4.", "unit_mismatch"),
+        ("-\\frac{3\\pi}{4}", "Find the principal argument of $-1-i$.", "$\\boxed{\\frac{5\\pi}{4}}$", "same_angle"),
+        ("30", "Find the angle in degrees.", "The angle is $\\boxed{390^\\circ}$.", "same_angle"),
+        ("\\frac{7}{2}", "Express your answer as a common fraction.", "$\\boxed{3\\frac{1}{2}}$", "form_requested"),
+        ("-8i", "Express $(1+i)^6$ in the form $a+bi$.", "$\\boxed{8e^{3\\pi i/2}}$", "form_requested"),
+    ],
+)  # fmt: skip
+def test_the_right_quantity_in_a_form_or_range_the_question_excludes_is_flagged(
+    gold, problem, output, reason
+):
+    assert reason in reasons(grade(gold, output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output"),
+    [
+        ("4\\pi", "What is its area? Express your answer in terms of $\\pi$.", "$\\boxed{8\\pi}$"),
+        ("30", "How many apples?", "There are $\\boxed{390}$ apples."),
+        ("85", "How many points did she score?", "$\\boxed{0.85}$"),
+    ],
+)
+def test_a_plain_wrong_answer_is_not_mistaken_for_another_form(gold, problem, output):
+    graded = grade(gold, output, problem=problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("1.5", "So we need 4 times as much.\n\nYou need $1\\frac{1}{2}$ cups of oil."),
+        ("\\frac{7}{3}", "In all, they walk $2\\frac{1}{3}$ miles."),
+    ],
+)
+def test_a_sentence_whose_one_formula_opens_with_a_digit_states_that_formula(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_rounding_of_an_exact_value_the_output_wrote_is_flagged_where_exact_is_asked():
+    problem = "Find the exact length of the hypotenuse."
+    rounded_after_exact = "$$c = \\sqrt{74} \\approx 8.602$$\n\nThe hypotenuse is about **8.60**."
+    only_rounded = "Using a calculator, c ≈ 8.60.\n\n$\\boxed{8.60}$"
+
+    assert "approximate_answer" in reasons(grade("\\sqrt{74}", rounded_after_exact, problem))
+    graded = grade("\\sqrt{74}", only_rounded, problem)
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "approximate_answer" not in reasons(graded)
