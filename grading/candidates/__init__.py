@@ -145,6 +145,10 @@ def find_candidates(output: str) -> Candidates:
     return Candidates(tuple(items), _final(standing), tuple(standing))
 
 
+_OPTION_LABEL = re.compile(r"\(?[A-E]\)?[.:)]?")
+_LABELLED_TEXT = 8  # characters after an option label that make it the label of a discussion
+
+
 def _is_heading(match: re.Match, text: str) -> bool:
     """A bold step title ("**Divide by -13:**", "**Step 2.**") or the label of a list item
     ("- **(A) 144** = 12²"), not an answer."""
@@ -152,7 +156,21 @@ def _is_heading(match: re.Match, text: str) -> bool:
     after = text[match.end() : match.end() + 1]
     line_start = text.rfind("\n", 0, match.start()) + 1
     opens_item = _LIST_ITEM.fullmatch(text[line_start : match.start()]) is not None
-    return inner.endswith((":", ".")) or after == ":" or bool(_STEP.match(inner)) or opens_item
+    # "**(C)** $f(x) = |x|$: even." opens the discussion of one option: a label, not a choice
+    line_end = text.find("\n", match.end())
+    rest_of_line = text[match.end() : line_end if line_end >= 0 else len(text)]
+    labels_option = (
+        _OPTION_LABEL.fullmatch(inner) is not None
+        and not text[line_start : match.start()].strip()
+        and len(rest_of_line.strip()) >= _LABELLED_TEXT
+    )
+    return (
+        inner.endswith((":", "."))
+        or after == ":"
+        or bool(_STEP.match(inner))
+        or opens_item
+        or labels_option
+    )
 
 
 def _reply_only(output: str) -> str:

@@ -88,8 +88,8 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     them: it is equal when one side is and every side agrees with that one.
     """
     gold, answer = gold.strip(), answer.strip()
-    sides = _chain_sides(answer)
-    if len(sides) < 2 or _chain_sides(gold)[1:]:
+    sides = chain_sides(answer)
+    if len(sides) < 2 or chain_sides(gold)[1:]:
         return _compare_cached(gold, answer, allow_rename)
     for side in reversed(sides):
         found = _compare_cached(gold, side, allow_rename)
@@ -129,7 +129,7 @@ def equal_up_to_constant(gold: str, answer: str) -> bool:
     return all(probe.numerically_equal(slope, sympy.Integer(0)) for slope in slopes)
 
 
-def _chain_sides(text: str) -> list[str]:
+def chain_sides(text: str) -> list[str]:
     """The sides of ``a = b = c`` split at top-level equals signs (none inside brackets)."""
     if "=" not in text or re.search(r"[<>]|\\[lg]eq?\b|\\neq\b|\\approx", text):
         return [text]

@@ -193,7 +193,7 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
     """A "yes" whose explanation denies the question's own term ("Is glass crystalline?" …
     "Yes. … so it is not crystalline"), or calls a number prime while factoring it."""
     if not answer:
-        return False
+        return _affirms_question(sample)
     if _factors_the_prime(sample):
         return True
     terms = {
@@ -209,6 +209,35 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         ):
             return True
     return False
+
+
+# What a question's subject is a kind of, not what is asked of it ("Is 0 a positive number?"
+# … "No. It is a number that is neither positive nor negative").
+_KINDS = frozenset("number numbers integer integers function value real shape figure".split())
+
+
+def _affirms_question(sample: Sample) -> bool:
+    """A "no" whose explanation says the question's own term of its subject ("Is 2^61 - 1
+    prime?" … "No. … Pervushin proved that it is prime")."""
+    for term in _question_terms(sample.problem) - _KINDS:
+        if re.search(
+            rf"\b(?:it|this number|this|which)\s+is\s+(?:(?:a|an|indeed|also|actually)\s+)?"
+            rf"{re.escape(term)}\b",
+            sample.output[-600:],
+            re.I,
+        ):
+            return True
+    return False
+
+
+def _question_terms(problem: str) -> set[str]:
+    """The words of the question (its last sentence) that a yes or a no is about."""
+    question = re.split(r"(?<=[.!])\s", problem[-300:])[-1]
+    return {
+        word.lower()
+        for word in re.findall(r"[A-Za-z][A-Za-z-]{3,}", question)
+        if not word.lower().startswith(("non", "un", "in")) and word.lower() not in _QUESTION_WORDS
+    }
 
 
 def _factors_the_prime(sample: Sample) -> bool:

@@ -12,7 +12,7 @@ import re
 from math import gcd
 
 from grading.answers import StatedAnswer
-from grading.equivalence.check import Comparison, compare_values
+from grading.equivalence.check import Comparison, chain_sides, compare_values
 from grading.equivalence.structure import factoring_incomplete
 from grading.units import other_unit_than_asked
 
@@ -58,11 +58,15 @@ _NOTATIONS = (
     ("matrix", re.compile(r"\\begin\{[pbvBV]?matrix\}")),
     ("interval", re.compile(r"^[\[(][^,]*,[^,]*[\])]$|\\cup")),
     ("inequality", re.compile(r"[<>]|\\[lg]eq?\b")),
-    ("scientific", re.compile(r"\\times\s*10\^|\d[eE][+-]?\d")),
+    ("scientific", re.compile(r"\\times\s*10\^|\d[eE][+-]?\d|^-?10\s*\^")),
     ("percent", re.compile(r"\\%|%")),
     ("radical", re.compile(r"\\sqrt")),
     ("mixed number", re.compile(r"^-?\d+\s*\\[dt]?frac|^-?\d+\s+\d+\s*/\s*\d+$")),
     ("fraction", re.compile(r"\\[dt]?frac|^-?\d+\s*/\s*\d+$")),
+    (
+        "repeating decimal",
+        re.compile(r"^-?\d*\.\d*(?:\\overline|\(\d+\)$|\d*(?:\\[lc]?dots|\.\.\.|…))"),
+    ),
     ("decimal", re.compile(r"^-?\d*\.\d+$")),
     ("tuple", re.compile(r"^\(.*,.*\)$")),
 )
@@ -88,8 +92,11 @@ def form_signals(
     asks_form = _FORM_REQUEST.search(problem[-2000:]) is not None
     # Notations are compared for values only: "y = 0.5x - 1" and "y = \frac12 x - 1" are one
     # equation in one form.
-    other_notation = _is_value(gold) and notation(gold) != notation(stated.expression)
-    if asks_form and (comparison.changes_form or other_notation):
+    # "\\frac{5}{11} = 0.454545\\ldots" is written in the notation of its last side
+    answer_notation = notation(chain_sides(stated.expression)[-1])
+    other_notation = _is_value(gold) and notation(gold) != answer_notation
+    same_notation = notation(gold) == answer_notation != "plain"
+    if asks_form and (other_notation or (comparison.changes_form and not same_notation)):
         found.append("form_requested")
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")

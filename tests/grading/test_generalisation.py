@@ -202,3 +202,52 @@ def test_a_rounding_of_an_exact_value_the_output_wrote_is_flagged_where_exact_is
     graded = grade("\\sqrt{74}", only_rounded, problem)
     assert graded.auto_verdict is Verdict.INCORRECT
     assert "approximate_answer" not in reasons(graded)
+
+
+def test_bold_option_labels_that_open_a_discussion_are_not_choices():
+    output = (
+        "Let's test each option.\n\n**(A)** $f(x) = x^2 + 1$: even, not odd.\n\n"
+        "**(B)** $f(x) = x^3 - x$: $f(-x) = -f(x)$, odd ✓\n\n**(C)** $f(x) = |x|$: even.\n\n"
+        "Only option (B) is odd. Therefore the answer is **(B)**."
+    )
+    problem = "Which function is odd? (A) $x^2 + 1$ (B) $x^3 - x$ (C) $|x|$"
+
+    graded = grade("B", output, problem=problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+    alone = output.replace("Therefore the answer is **(B)**.", "So I choose:\n\n**(C)**")
+    assert grade("B", alone, problem=problem).auto_verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output", "flagged"),
+    [
+        ("1 \\times 10^{-3}", "Write your answer in scientific notation.", "$\\boxed{10^{-3}}$", False),
+        ("0.\\overline{45}", "Write $\\frac{5}{11}$ as a decimal.", "$$\\frac{5}{11} = 0.454545\\ldots$$", False),
+        ("0.\\overline{45}", "Write $\\frac{5}{11}$ as a decimal.", "$$\\boxed{\\frac{5}{11}}$$", True),
+        ("\\frac{3}{8}", "Express your answer as a common fraction.", "$\\boxed{\\frac{6}{16} = 0.375}$", True),
+    ],
+)  # fmt: skip
+def test_the_asked_form_is_judged_on_the_notation_the_answer_ends_in(
+    gold, problem, output, flagged
+):
+    graded = grade(gold, output, problem=problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert ("form_requested" in reasons(graded)) == flagged
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output", "contradicts"),
+    [
+        ("Yes", "Is $2^{61} - 1$ a prime number?", "No.\n\nPervushin proved that it is prime.", True),
+        ("Yes", "Is 97 prime?", "No. Checking divisors up to 9 finds none, so this is indeed prime.", True),
+        ("No", "Is 91 a prime number?", "No. 91 = 7 × 13, so it is composite.", False),
+        ("No", "Is 51 prime?", "No. It is not prime, since it is divisible by 3.", False),
+    ],
+)  # fmt: skip
+def test_a_no_whose_explanation_affirms_the_question_contradicts_itself(
+    gold, problem, output, contradicts
+):
+    assert ("contradicts_itself" in reasons(grade(gold, output, problem=problem))) == contradicts
