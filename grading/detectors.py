@@ -27,13 +27,14 @@ from grading.candidates import (
     find_candidates,
 )
 from grading.equivalence.check import compare_values
-from grading.types import SINGLE_VALUE_TYPES, AnswerType, Evaluation, Sample
+from grading.types import SINGLE_VALUE_TYPES, AnswerType, Evaluation, Sample, Status, Verdict
 
 # A box holding more than this is not a final answer; stops brace matching early.
 MAX_BOX_CHARS = 400
 
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_GOLD_WINDOW = 600  # the end of a cut-off text, where a gold it reached would be written
 _DOLLAR = re.compile(r"(?<!\\)\$")
 _MATH_REST = re.compile(r"\\[A-Za-z]|[\^_{]")
 _CLOSED = re.compile(r"\\[)\]]")
@@ -82,11 +83,15 @@ def detect(
         candidates = find_candidates(sample.output)
     tail = sample.output[-TAIL_CHARS:]
     findings = []
-    if (
+    cut_off = (
         is_truncated(sample.finish_reason, tail)
         or ends_in_false_arithmetic(tail, candidates)
         or stops_after_the_answer(sample.output, candidates)
         or sample.output.rfind("<think>") > sample.output.rfind("</think>")  # reply never began
+    )
+    if cut_off and (
+        sample.finish_reason.strip().lower() == "length"
+        or not _never_reached_the_gold(sample, evaluations, tail)
     ):
         findings.append("truncated")
     if lists_options(sample.output, candidates):
@@ -97,6 +102,17 @@ def detect(
     if states_different_answers(sample.output, candidates, single_valued):
         findings.append("multiple_answers")
     return tuple(findings)
+
+
+def _never_reached_the_gold(sample: Sample, evaluations: tuple[Evaluation, ...], tail: str) -> bool:
+    """A cut-off text whose "incorrect" no evaluator doubts and whose end never writes the
+    gold ("So the total is 1683 + 1050 −" for 2418): what was written is not the answer, and
+    how it would have ended cannot change that."""
+    verdicts = {e.verdict for e in evaluations if e.status is Status.OK}
+    if verdicts != {Verdict.INCORRECT}:
+        return False
+    gold = re.sub(r"[\s$]|\\[,!;]", "", sample.gold)
+    return bool(gold) and gold not in re.sub(r"[\s$]|\\[,!;]", "", tail[-_GOLD_WINDOW:])
 
 
 def is_truncated(finish_reason: str, tail: str) -> bool:

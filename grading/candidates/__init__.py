@@ -191,6 +191,13 @@ def _reply_start(output: str) -> int:
     return len(output) if output.find("<think>") >= 0 else 0
 
 
+_BOUND = re.compile(
+    r"[\s*$]*(?:somewhere\s+)?(?:between|less\s+than|more\s+than|greater\s+than|smaller\s+than"
+    r"|at\s+least|at\s+most|not)\b",
+    re.IGNORECASE,
+)
+
+
 def _marked(tail: str, offset: int) -> Iterator[Candidate]:
     """Answers after markers ("the answer is", "Final answer:", "####"); a marker followed by
     another before its answer ends ("Final answer: the answer is 5") yields only the inner."""
@@ -214,6 +221,8 @@ def _marked(tail: str, offset: int) -> Iterator[Candidate]:
     for index, (match, cue) in enumerate(kept):
         text, end = statement_after(tail, match.end())
         following = kept[index + 1][0].start() if index + 1 < len(kept) else len(tail)
+        if text and _BOUND.match(text):
+            continue  # "so the answer is between 1 and 2": a bound on it, not the answer
         if text and following >= end:
             yield Candidate(text, offset + match.start(), cue)
         elif text and cue == FINAL_MARKER and following < end:

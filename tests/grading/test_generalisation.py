@@ -127,15 +127,15 @@ def test_antiderivatives_that_differ_by_a_constant_are_equal(gold, right, wrong)
 
 
 @pytest.mark.parametrize(
-    "output",
+    ("gold", "output"),
     [
-        "For $n = 20$: $210$.\n\nSquaring: $210^2 = 44100",
-        "We get $\\frac{3}{4} \\cdot 8 = 6",
-        "<think>\nSo 2^15 = 32768 and the digit sum is 26",
+        ("44100", "For $n = 20$: $210$.\n\nSquaring: $210^2 = 44100"),
+        ("6", "We get $\\frac{3}{4} \\cdot 8 = 6"),
+        ("26", "<think>\nSo 2^15 = 32768 and the digit sum is 26"),
     ],
 )
-def test_an_output_cut_inside_mathematics_or_inside_its_thinking_is_truncated(output):
-    assert "truncated" in reasons(grade("44100", output))
+def test_an_output_cut_inside_mathematics_or_inside_its_thinking_is_truncated(gold, output):
+    assert "truncated" in reasons(grade(gold, output))
 
 
 @pytest.mark.parametrize(
@@ -251,3 +251,41 @@ def test_a_no_whose_explanation_affirms_the_question_contradicts_itself(
     gold, problem, output, contradicts
 ):
     assert ("contradicts_itself" in reasons(grade(gold, output, problem=problem))) == contradicts
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "flagged"),
+    [
+        ("2418", "Multiples of 3 sum to 1683, of 5 to 1050.\nSo the total is 1683 + 1050 −", False),
+        ("24", "Multiples of 5: ⌊100/5⌋ = 20. The number of multiples of 25 is", False),
+        ("24", "There are 20 multiples of 5 and 4 of 25, so 24 in all; and the multiples of", True),
+        ("44100", "Squaring: $210^2 = 44100", True),
+    ],
+)
+def test_a_cut_off_text_is_flagged_only_where_its_end_could_change_the_verdict(
+    gold, output, flagged
+):
+    graded = grade(gold, output)
+
+    assert ("truncated" in reasons(graded)) == flagged, reasons(graded)
+
+
+def test_a_generation_stopped_on_its_length_limit_is_always_flagged():
+    graded = grade_sample(Sample("2418", "So the total is 1683 + 1050 −", "length", ""), EVALUATORS)
+
+    assert "truncated" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "$4^2 = 16$, so the answer is between 1 and 2. In fact $\\log_4 8 = \\boxed{2}$.",
+        "The answer is not 3. The answer is 2.",
+        "So the answer is at least 1. Checking, the answer is 2.",
+    ],
+)
+def test_a_bound_after_the_answer_marker_is_not_a_second_answer(output):
+    graded = grade("2", output)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
