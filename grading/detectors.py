@@ -34,6 +34,11 @@ MAX_BOX_CHARS = 400
 
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_OPENS_CHECK = re.compile(
+    r"\W*(?:let(?:'s| me| us)\s+(?:double[- ]?)?(?:check|verify|confirm)|to (?:double[- ]?)?"
+    r"(?:check|verify|confirm)|(?:double[- ]?)?check(?:ing)?\b|verif(?:y|ication)|alternatively)",
+    re.IGNORECASE,
+)
 _GOLD_WINDOW = 600  # the end of a cut-off text, where a gold it reached would be written
 _DOLLAR = re.compile(r"(?<!\\)\$")
 _MATH_REST = re.compile(r"\\[A-Za-z]|[\^_{]")
@@ -152,7 +157,12 @@ def stops_after_the_answer(output: str, candidates: Candidates) -> bool:
         return False
     last_line_start = text.rfind("\n") + 1
     last_line = text[last_line_start:]
-    return final.start < last_line_start and len(_WORDS.findall(last_line)) >= _CUT_LINE_WORDS
+    # The final statement is before the cut line, or inside a cut line that opens a check
+    # ("Let me double-check another way: ... gives 4"), where its number may be cut too.
+    past_answer = final.start < last_line_start or (
+        final.weight < 3 and _OPENS_CHECK.match(last_line) is not None
+    )
+    return past_answer and len(_WORDS.findall(last_line)) >= _CUT_LINE_WORDS
 
 
 def lists_options(output: str, candidates: Candidates) -> bool:

@@ -214,7 +214,8 @@ def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Com
     renamed = structure.renamed(gold_value, answer_value)
     if renamed is not None:
         symbol_pair, renamed_answer = renamed
-        if probe.numerically_equal(gold_value, renamed_answer):
+        # f(y) renamed is f(x): an undefined function has no value to probe, but is the same
+        if renamed_answer == gold_value or probe.numerically_equal(gold_value, renamed_answer):
             if allow_rename:
                 return Comparison(True, "numeric_probe", renamed=symbol_pair)
             return Comparison(False, "numeric_probe", renamed=symbol_pair)

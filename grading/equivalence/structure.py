@@ -155,6 +155,8 @@ def _entries(value: object) -> sympy.Tuple | None:
     """A tuple's entries, a matrix's entries row by row (shape checked by the count)."""
     if isinstance(value, sympy.MatrixBase):
         return sympy.Tuple(*value.shape, *value)
+    if isinstance(value, sympy.Tuple):
+        return value
     return _as_tuple(value)
 
 

@@ -37,7 +37,7 @@ from grading.types import (
 MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex", "exact"})
 TAIL_CHARS = 3000  # where an output rounds the exact value it found
 _MERIDIEM = re.compile(r"(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?", re.IGNORECASE)
-_CENTS = re.compile(r"cents?|¢|c", re.IGNORECASE)
+_CENTS = re.compile(r"(?:cents?|¢|c)\b", re.IGNORECASE)  # "60 cents in change"
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 
 
@@ -141,7 +141,7 @@ def _compare(gold: str, stated: StatedAnswer) -> Comparison:
             return rounded
     if not comparison.equal and equal_up_to_constant(gold, expression):
         return Comparison(True, "numeric_probe")
-    if comparison.equal is False and _CENTS.fullmatch(stated.units) and _DOLLARS.search(gold):
+    if comparison.equal is False and _CENTS.match(stated.units) and _DOLLARS.search(gold):
         # "60 cents" for "$0.60": one amount of money in the smaller unit
         in_dollars = compare_values(gold, f"\\frac{{{stated.expression}}}{{100}}")
         if in_dollars.equal:

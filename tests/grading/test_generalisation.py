@@ -289,3 +289,45 @@ def test_a_bound_after_the_answer_marker_is_not_a_second_answer(output):
 
     assert graded.auto_verdict is Verdict.CORRECT
     assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("\\begin{pmatrix}\\frac{1}{3}\\\\ \\frac{1}{5} \\end{pmatrix}", "$\\begin{pmatrix}0.33\\\\0.2 \\end{pmatrix}$"),
+        ("(\\frac{1}{3}, \\frac{2}{3})", "$\\boxed{(0.333, 0.667)}$"),
+        ("\\{\\sqrt2, -\\sqrt2\\}", "$\\boxed{\\{1.414, -1.414\\}}$"),
+    ],
+)  # fmt: skip
+def test_a_vector_tuple_or_set_of_rounded_values_is_flagged(gold, output):
+    assert "approximate_answer" in reasons(grade(gold, output))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("\\$0.60", "$10.00 − $9.40 = $0.60\n\nMia gets 60 cents in change.", True),
+        ("\\$0.25", "So the stamp costs 25 cents.", True),
+        ("\\$0.60", "Mia gets 6 cents in change.", False),
+    ],
+)
+def test_an_amount_in_cents_followed_by_words_is_read_in_cents(gold, output, correct):
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) == correct
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"), [("$f(x)$", "$f(y)$"), ("x^2 + 1", "$\\boxed{t^2 + 1}$")]
+)
+def test_the_same_answer_in_another_variable_is_flagged(gold, answer):
+    assert "variable_name" in reasons(grade(gold, answer))
+
+
+def test_a_check_cut_off_in_its_last_line_is_truncated_even_when_it_holds_the_last_number():
+    output = (
+        "By inclusion–exclusion: 30 + 20 − 10 = 40.\n\nLet me double-check another way: "
+        "multiples of 4 that are not multiples of 12: 30 − 10 = 20, plus 20 gives 4"
+    )
+    finished = output.replace("Let me double-check another way: ", "So ") + "0 in all"
+
+    assert "truncated" in reasons(grade("40", output))
+    assert "truncated" not in reasons(grade("40", finished + "."))
