@@ -99,7 +99,7 @@ def detect(
         or not _never_reached_the_gold(sample, evaluations, tail)
     ):
         findings.append("truncated")
-    if lists_options(sample.output, candidates):
+    if lists_options(sample.output, candidates, sample.problem):
         findings.append("options_listed")
     if answer_type in (AnswerType.YES_NO, AnswerType.LETTER):
         return tuple(findings)
@@ -148,6 +148,22 @@ def _ends_inside_math(text: str) -> bool:
     return "\n" not in rest and _MATH_REST.search(rest) is not None and not _CLOSED.search(rest)
 
 
+_QUOTED_CONTEXT = 20  # characters of the question quoted before its options
+
+
+def _normal_space(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _restates(line: str, problem: str) -> bool:
+    """A line that quotes the problem's options: its lettered part is in the problem's text."""
+    first = _INLINE_OPTION.search(line)
+    if first is None or first.start() < _QUOTED_CONTEXT:
+        return False
+    # The question's words before the options are quoted too, not just the options.
+    return line[first.start() - _QUOTED_CONTEXT :].rstrip(" .") in problem
+
+
 def stops_after_the_answer(output: str, candidates: Candidates) -> bool:
     """True when the output goes on past its answer and stops mid-sentence: a check or
     another attempt cut off ("Let me double-check: ... gives 4"), whose end is unknown."""
@@ -165,11 +181,18 @@ def stops_after_the_answer(output: str, candidates: Candidates) -> bool:
     return past_answer and len(_WORDS.findall(last_line)) >= _CUT_LINE_WORDS
 
 
-def lists_options(output: str, candidates: Candidates) -> bool:
-    """True when the output ends with a list of lettered options and commits to none."""
+def lists_options(output: str, candidates: Candidates, problem: str = "") -> bool:
+    """True when the output ends with a list of lettered options and commits to none. Lines
+    that restate the problem ("**Problem:** … (A) 6 (B) 36 (C) 72") list the question's
+    options, not the output's."""
     final = candidates.final
     after = final.start + len(final.text) if final and final.weight >= 2 else 0
     rest = output[max(after, len(output) - TAIL_CHARS) :]
+    if problem.strip():
+        asked = _normal_space(problem)
+        rest = "\n".join(
+            line for line in rest.split("\n") if not _restates(_normal_space(line), asked)
+        )
     labels = {m.group(1).upper() for m in _OPTION_LINE.finditer(rest)}
     inline = {m.group(1) for m in _INLINE_OPTION.finditer(rest)}
     return len(labels) >= 2 or len(inline) >= 3

@@ -109,6 +109,11 @@ def _choice_misreads(
     )
 
 
+_LABELLED_OPTION = re.compile(r"\(([A-E])\)\s*[^\s()]")
+_RULES_OUT = re.compile(r"\bnot\b|\brather than\b|\binstead of\b|\bexcluded?\b", re.IGNORECASE)
+_A_LIST = 3  # labelled options in one statement that make it a list of them
+
+
 def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
     listed = options.problem_options(sample.problem)
     signals = []
@@ -119,6 +124,11 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
         letters = options.named_letters(final.text) if listed or final.weight >= 2 else []
         if options.offers_several(final.text):  # "(A) or (C)", "B: 12 or D: 24"
             signals.append("hedged")
+        if len(_LABELLED_OPTION.findall(final.text)) >= _A_LIST and not _RULES_OUT.search(
+            final.text
+        ):
+            # "The options are (A) 6 (B) 36 (C) 72": the list itself, no choice from it
+            signals.append("options_listed")
         if letters:
             # The letter it opens with; later ones are options it rules out ("D, not A").
             letter = letters[0]

@@ -331,3 +331,45 @@ def test_a_check_cut_off_in_its_last_line_is_truncated_even_when_it_holds_the_la
 
     assert "truncated" in reasons(grade("40", output))
     assert "truncated" not in reasons(grade("40", finished + "."))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("86400", "1,440 × 60 = 86,400 seconds.\n\nSo there are **86,400** seconds in a day."),
+        ("1440", "24 × 60 = 1,440.\n\nSo there are **1,440** minutes in a day."),
+    ],
+)
+def test_a_count_with_thousands_separators_opening_a_sentence_is_its_answer(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+OPTIONS = "What is the LCM of 12 and 18? (A) 6 (B) 36 (C) 72 (D) 216"
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        f"**Problem:** {OPTIONS}\n\nThe LCM is $2^2 \\cdot 3^2 = 36$.\n\n(B) 36",
+        f"> {OPTIONS}\n\nIt is 36, so the answer is (B).",
+    ],
+)
+def test_options_quoted_from_the_problem_are_not_a_list_the_output_ends_on(output):
+    graded = grade("B", output, problem=OPTIONS)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "The LCM is 36. The options are (A) 6 (B) 36 (C) 72 (D) 216",
+        "Looking at it again: (A) 6 (B) 36 (C) 72 (D) 216",
+    ],
+)
+def test_a_final_statement_that_lists_the_options_is_no_choice(output):
+    assert "options_listed" in reasons(grade("B", output, problem=OPTIONS))
