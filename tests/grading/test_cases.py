@@ -13,8 +13,17 @@ from grading import cases
 from grading.evaluators import DEFAULT_EVALUATORS
 
 CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "grading-cases"
-# Our own held-out set: 160 realistic outputs written by someone who never saw the engine.
-WRITTEN = Path(__file__).resolve().parent / "data" / "written_realistic.jsonl"
+# Our own held-out sets, realistic outputs written by someone who never saw the engine: 160
+# written first, then two sets of 100 (A was used to find kinds of mistakes; B was measured
+# and never looked at, see docs/grading.md).
+DATA_DIR = Path(__file__).resolve().parent / "data"
+WRITTEN = DATA_DIR / "written_realistic.jsonl"
+# file: (most silent errors, most rows flagged)
+DATA_FLOORS = {
+    "written_realistic.jsonl": (0, 39),
+    "heldout_realistic_A.jsonl": (1, 29),
+    "heldout_realistic_B.jsonl": (7, 24),
+}
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
 FLOORS = {
@@ -91,6 +100,20 @@ def test_realistic_outputs_stay_within_the_error_and_review_budgets_on_every_fol
         # Then on each fold at most 3% of rows are silent errors and at most 35% go to a human
         assert jury.silent_share <= MOST_SILENT_SHARE, f"{name} fold {fold}: {jury.silent} silent"
         assert jury.flagged_share <= MOST_FLAGGED_SHARE, f"{name} fold {fold}: {jury.flagged}"
+
+
+@pytest.fixture(scope="module")
+def data_reports() -> dict[str, cases.FileReport]:
+    return {name: cases.run_file(DATA_DIR / name, DEFAULT_EVALUATORS) for name in DATA_FLOORS}
+
+
+@pytest.mark.parametrize("name", sorted(DATA_FLOORS))
+def test_held_out_sets_keep_their_silent_errors_and_flags_within_todays(data_reports, name):
+    most_silent, most_flagged = DATA_FLOORS[name]
+    jury = data_reports[name].jury
+
+    assert jury.silent <= most_silent, f"{name}: {jury.silent} silent errors"
+    assert jury.flagged <= most_flagged, f"{name}: {jury.flagged} rows flagged"
 
 
 def test_folds_are_a_stable_hash_of_the_case_id():
