@@ -40,7 +40,7 @@ from reviewer.services.members import (
     project_delete,
     project_get_or_create,
 )
-from reviewer.services.msu import msu_chunk, msu_enqueue, msu_recompute
+from reviewer.services.msu import msu_chunk, msu_enqueue, msu_recompute, msu_rows_queue
 from reviewer.services.reviews import StaleVersionError, blind_review_settle, item_review
 from reviewer.services.rulings import (
     RulingError,
@@ -93,6 +93,7 @@ __all__ = [
     "msu_chunk",
     "msu_enqueue",
     "msu_recompute",
+    "msu_rows_queue",
     "my_queue",
     "project_delete",
     "project_get_or_create",

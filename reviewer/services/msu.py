@@ -143,22 +143,30 @@ def _method(
     return MsuMethod(f"llm:{chat_model}", PROMPT_VERSION, embedder, extract_many)
 
 
-def msu_enqueue(*, run_id: int) -> int:
-    """Give each row of a run with human solutions a pending MSU and send one task per chunk
-    (called after commit); a run without them gets nothing. Returns the rows queued."""
+def msu_rows_queue(*, run_id: int) -> list[int]:
+    """Give each row of a run with human solutions a pending MSU (rows that have one keep it);
+    returns the ids of the rows pending, in row order. A run without solutions gets nothing."""
     run = Run.objects.filter(pk=run_id).only("column_mapping").first()
     if run is None or not run.column_mapping.get("solution"):
-        return 0
+        return []
     item_ids = list(
         Item.objects.filter(run_id=run_id).order_by("row_number").values_list("pk", flat=True)
     )
     for chunk in batches(item_ids, 5000):
         ItemMsu.objects.bulk_create([ItemMsu(item_id=pk) for pk in chunk], ignore_conflicts=True)
-    pending = list(
+    return list(
         ItemMsu.objects.filter(item__run_id=run_id, state=ItemMsu.State.PENDING)
         .order_by("item__row_number")
         .values_list("item_id", flat=True)
     )
+
+
+def msu_enqueue(*, run_id: int) -> int:
+    """Queue the run's MSU (``msu_rows_queue``) and send one task per chunk of pending rows,
+    by name (called after commit). Returns the rows queued."""
+    pending = msu_rows_queue(run_id=run_id)
+    if not pending:
+        return 0
     with celery_app.producer_or_acquire() as producer:
         for chunk in batches(pending, settings.MATHJURY_CHUNK_SIZE):
             celery_app.send_task(MSU_CHUNK_TASK, args=(run_id, list(chunk)), producer=producer)

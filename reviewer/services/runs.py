@@ -99,7 +99,8 @@ def run_create(
             },
         )
         transaction.on_commit(partial(grading_enqueue, run_id=run.pk, generation=1))
-        transaction.on_commit(partial(msu_enqueue, run_id=run.pk))
+        if mapping.get("solution"):
+            transaction.on_commit(partial(msu_enqueue, run_id=run.pk))
     logger.info("run %s created by %s: %s rows", run.pk, user, run.total_rows)
     return run
 
