@@ -314,7 +314,11 @@ def _compute(rows: list[tuple[int, str, str]], method: MsuMethod) -> int:
                 list(human_notions),
             )
         results.append(result)
-    ItemMsu.objects.bulk_update(results, fields=_RESULT_FIELDS)
+    # An upsert: one INSERT ... ON CONFLICT, several times cheaper to build than bulk_update's
+    # CASE per field and row.
+    ItemMsu.objects.bulk_create(
+        results, update_conflicts=True, unique_fields=["item"], update_fields=_RESULT_FIELDS
+    )
     return len(results)
 
 
