@@ -52,9 +52,9 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "my_queue": services.my_queue(run=run, user=request.user),
         "conflicts": services.conflict_count(run=run),
     }
-    if not request.htmx:  # the summary's polls do not show MSU
-        context.update(run_msu_context(run=run))
     template = page_or_partial(request, "reviewer/run_detail.html", ("summary", "items"))
+    if "#" not in template:  # the whole page: the summary's polls and the table do not show MSU
+        context.update(run_msu_context(run=run))
     response = render(request, template, context)
     if request.htmx.target == "summary" and not grading:
         # The last poll: tell the table to reload now that every row has a verdict.
