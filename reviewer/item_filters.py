@@ -16,6 +16,10 @@ YES_NO = "yes_no"  # a yes / no / any filter
 CHOICE = "choice"  # one of ``choices``, or any
 TEXT = "text"  # free text
 ORDERS = ("flagged", "row")
+# MSU bands of the "msu" filter and the stats page: right answers below MSU_LOW and wrong
+# answers at MSU_HIGH or above are the rows whose reasoning and verdict disagree.
+MSU_LOW = 0.4
+MSU_HIGH = 0.7
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,18 @@ ITEM_FILTERS: tuple[ItemFilter, ...] = (
         tuple((code, code.replace("_", " ")) for code in REASON_MESSAGES),
     ),
     ItemFilter(
+        "msu",
+        "MSU",
+        CHOICE,
+        (
+            ("low", f"low (below {MSU_LOW})"),
+            ("middle", f"middle ({MSU_LOW} to {MSU_HIGH})"),
+            ("high", f"high ({MSU_HIGH} and above)"),
+            ("none", "no score"),
+        ),
+        help="how close the output's notions are to the human solution's (docs/msu.md)",
+    ),
+    ItemFilter(
         "queue",
         "Queue",
         CHOICE,
@@ -106,6 +122,7 @@ class ItemFilters:
     evaluator_verdict: str = ""  # "correct", or "incorrect" (incorrect, no answer, parse error)
     human_verdict: str = ""  # the final verdict of a row a human decided
     reason: str = ""  # a review reason code the row carries
+    msu: str = ""  # "low", "middle", "high" (bands of MSU_LOW, MSU_HIGH) or "none"
     # "mine": rows in user_id's queue they have not reviewed; "conflicts": rows whose blind
     # reviews disagree
     queue: str = ""

@@ -27,7 +27,7 @@ from django.db.models.lookups import Contains, LessThan
 from django.utils import timezone
 
 from reviewer import access
-from reviewer.item_filters import ItemFilters
+from reviewer.item_filters import MSU_HIGH, MSU_LOW, ItemFilters
 from reviewer.models import Assignment, EvaluatorScore, Item, Project, Run, Verdict
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
@@ -159,6 +159,20 @@ def run_progress(*, run: Run) -> RunProgress:
     )
 
 
+def msu_band(band: str) -> Q:
+    """Rows whose MSU is in a band of the "msu" filter (item_filters.MSU_LOW, MSU_HIGH)."""
+    if band == "none":
+        return Q(msu__score__isnull=True)
+    bounds = {"low": (None, MSU_LOW), "middle": (MSU_LOW, MSU_HIGH), "high": (MSU_HIGH, None)}
+    low, high = bounds[band]
+    q = Q(msu__score__isnull=False)
+    if low is not None:
+        q &= Q(msu__score__gte=low)
+    if high is not None:
+        q &= Q(msu__score__lt=high)
+    return q
+
+
 def item_filter(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
     """The run's items that match ``filters``, in the table's order."""
     items = Item.objects.filter(run=run)
@@ -182,6 +196,8 @@ def item_filter(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
         items = items.filter(_HUMAN, final_verdict=filters.human_verdict)
     if filters.reason:
         items = items.filter(HasReviewReason(filters.reason))
+    if filters.msu:
+        items = items.filter(msu_band(filters.msu))
     if filters.queue == "mine":
         items = items.filter(still_to_review_by(filters.user_id))
     elif filters.queue == "conflicts":

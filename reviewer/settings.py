@@ -212,6 +212,44 @@ if not 0 <= MATHJURY_SPOT_CHECK_PERCENT <= 100:
         f"{_SPOT_CHECK_VARIABLE}={MATHJURY_SPOT_CHECK_PERCENT} is not a percentage from 0 to 100"
     )
 
+
+# MSU (docs/msu.md): notions through an OpenAI-compatible chat endpoint when a base URL is
+# set, else read from the text (lexical); embeddings from a local model directory, else an
+# /embeddings endpoint, else the hashed bag of notions. API keys are read from the variables
+# the *_API_KEY_ENV settings name, so the key itself never sits in a settings file.
+def _secret_named(setting: str, name: str) -> str:
+    """The value of the variable another setting names (an API key), or "" when none is named."""
+    value = os.environ.get(name, "") if name else ""
+    if name and not value:
+        raise ImproperlyConfigured(f"{setting}={name!r} names a variable that is not set")
+    return value
+
+
+MATHJURY_MSU_BASE_URL = os.environ.get("MATHJURY_MSU_BASE_URL", "").strip()
+MATHJURY_MSU_MODEL = os.environ.get("MATHJURY_MSU_MODEL", "").strip()
+MATHJURY_MSU_API_KEY_ENV = os.environ.get("MATHJURY_MSU_API_KEY_ENV", "").strip()
+MATHJURY_MSU_API_KEY = _secret_named("MATHJURY_MSU_API_KEY_ENV", MATHJURY_MSU_API_KEY_ENV)
+MATHJURY_MSU_TIMEOUT = _env_float("MATHJURY_MSU_TIMEOUT", 60.0)
+MATHJURY_MSU_CONCURRENCY = _env_int("MATHJURY_MSU_CONCURRENCY", 4)
+MATHJURY_EMBEDDING_MODEL = os.environ.get("MATHJURY_EMBEDDING_MODEL", "").strip()
+MATHJURY_EMBEDDING_BASE_URL = os.environ.get("MATHJURY_EMBEDDING_BASE_URL", "").strip()
+MATHJURY_EMBEDDING_ENDPOINT_MODEL = os.environ.get("MATHJURY_EMBEDDING_ENDPOINT_MODEL", "").strip()
+MATHJURY_EMBEDDING_API_KEY_ENV = os.environ.get("MATHJURY_EMBEDDING_API_KEY_ENV", "").strip()
+MATHJURY_EMBEDDING_API_KEY = _secret_named(
+    "MATHJURY_EMBEDDING_API_KEY_ENV", MATHJURY_EMBEDDING_API_KEY_ENV
+)
+if MATHJURY_MSU_BASE_URL and not MATHJURY_MSU_MODEL:
+    raise ImproperlyConfigured("MATHJURY_MSU_BASE_URL is set: set MATHJURY_MSU_MODEL too")
+if MATHJURY_EMBEDDING_BASE_URL and not MATHJURY_EMBEDDING_ENDPOINT_MODEL:
+    raise ImproperlyConfigured(
+        "MATHJURY_EMBEDDING_BASE_URL is set: set MATHJURY_EMBEDDING_ENDPOINT_MODEL too"
+    )
+if MATHJURY_EMBEDDING_MODEL and MATHJURY_EMBEDDING_BASE_URL:
+    raise ImproperlyConfigured(
+        "set MATHJURY_EMBEDDING_MODEL (a local model directory) or MATHJURY_EMBEDDING_BASE_URL "
+        "(an /embeddings endpoint), not both"
+    )
+
 # Celery (read by reviewer.celery through the CELERY_ namespace). A chunk's hard limit
 # covers every row hitting its own time-out plus start-up; the broker's visibility time-out
 # is kept above twice that, so a slow task is never delivered to a second worker.

@@ -13,6 +13,7 @@ from celery import shared_task
 from reviewer.services import exports
 from reviewer.services.exports.jobs import EXPORT_WRITE_TASK
 from reviewer.services.grading import GRADE_CHUNK_TASK, chunk_grade
+from reviewer.services.msu import MSU_CHUNK_TASK, msu_chunk
 
 
 @shared_task(name=GRADE_CHUNK_TASK)
@@ -25,3 +26,9 @@ def grade_chunk(run_id: int, generation: int, item_ids: list[int]) -> int:
 def export_run_task(export_id: int) -> int:
     """Write one export's files; a re-delivered task writes them again, a finished one nothing."""
     return exports.export_write(export_id=export_id).rows_done
+
+
+@shared_task(name=MSU_CHUNK_TASK)
+def msu_chunk_task(run_id: int, item_ids: list[int]) -> int:
+    """Compute MSU for one chunk of a run's rows (reviewer.services.msu.msu_chunk)."""
+    return msu_chunk(run_id=run_id, item_ids=item_ids)

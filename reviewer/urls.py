@@ -11,6 +11,7 @@ urlpatterns = [
     path("runs/new/", pages.upload, name="upload"),
     path("runs/<int:run_id>/", pages.run_detail, name="run_detail"),
     path("runs/<int:run_id>/regrade/", pages.run_regrade, name="run_regrade"),
+    path("runs/<int:run_id>/msu/", pages.run_msu_recompute, name="run_msu_recompute"),
     path("runs/<int:run_id>/stats/", pages.run_stats, name="run_stats"),
     path("runs/compare/", pages.runs_compare, name="runs_compare"),
     path("runs/<int:run_id>/assignments/", pages.run_assignments, name="run_assignments"),

@@ -25,7 +25,14 @@ from grading.msu.embedding import (
 )
 from grading.msu.lexical import LexicalExtractor
 from grading.msu.notions import NotionExtractor, Notions, normalise_notion, normalise_notions
-from grading.msu.score import MsuResult, cosine, msu_cache_key, msu_score
+from grading.msu.score import (
+    MsuResult,
+    cosine,
+    msu_cache_key,
+    msu_from_set_vectors,
+    msu_score,
+    notion_set_vectors,
+)
 
 __all__ = [
     "PROMPT_VERSION",
@@ -45,9 +52,11 @@ __all__ = [
     "cosine",
     "load_local_embedder",
     "msu_cache_key",
+    "msu_from_set_vectors",
     "msu_score",
     "normalise_notion",
     "normalise_notions",
+    "notion_set_vectors",
     "notion_messages",
     "parse_notion_reply",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -121,3 +122,71 @@ def msu_cache_key(
     """A key for one solution's notions and vectors: the text, the extractor and the model."""
     fields = json.dumps([solution, extractor, extractor_version, embedding_model])
     return hashlib.sha256(fields.encode()).hexdigest()
+
+
+def notion_set_vectors(
+    notion_sets: Sequence[tuple[str, ...]], embedder: Embedder
+) -> list[np.ndarray | None]:
+    """Each keyword set's vector as ``msu_score`` makes it (the mean of the notions' unit
+    embeddings, unknown notions left out), or None when no notion has an embedding. Every
+    distinct notion is embedded once, in one call; stored per solution, so a solution shared
+    by many rows is embedded once."""
+    distinct = list(dict.fromkeys(n for notions in notion_sets for n in notions))
+    if not distinct:
+        return [None] * len(notion_sets)
+    rows = unit_rows(embedder.embed(distinct))
+    if rows.shape[0] != len(distinct):
+        raise ValueError(f"{embedder.name} returned {rows.shape[0]} vectors for {len(distinct)}")
+    index = {notion: i for i, notion in enumerate(distinct)}
+    vectors: list[np.ndarray | None] = []
+    for notions in notion_sets:
+        known = rows[[index[n] for n in notions]] if notions else rows[:0]
+        known = known[known.any(axis=1)]
+        vectors.append(known.mean(axis=0) if len(known) else None)
+    return vectors
+
+
+def msu_from_set_vectors(
+    model: Notions,
+    model_vector: np.ndarray | None,
+    human: Notions,
+    human_vector: np.ndarray | None,
+    *,
+    embedding_model: str,
+    embedding_is_semantic: bool,
+) -> MsuResult:
+    """The score from two stored keyword-set vectors (``notion_set_vectors``): the same score
+    and reasons as ``msu_score``; ``notion_match`` needs every notion's vector and is None."""
+    if (model.extractor, model.extractor_version) != (human.extractor, human.extractor_version):
+        raise ValueError(
+            f"notions from different extractors cannot be compared: {model.extractor} "
+            f"{model.extractor_version} against {human.extractor} {human.extractor_version}"
+        )
+    shared = tuple(sorted(set(model.notions) & set(human.notions)))
+    union = set(model.notions) | set(human.notions)
+    score, reason = None, ""
+    if not human.notions:
+        reason = "no notions were found in the human solution"
+    elif not model.notions:
+        reason = "no notions were found in the model's solution"
+    elif model_vector is None:
+        reason = f"none of the model's notions has an embedding in {embedding_model}"
+    elif human_vector is None:
+        reason = f"none of the human solution's notions has an embedding in {embedding_model}"
+    else:
+        score = cosine(model_vector, human_vector)
+        if score is None:
+            reason = "the two keyword sets' vectors cancel out to zero"
+    return MsuResult(
+        score=score,
+        no_score_reason=reason,
+        notion_match=None,
+        overlap=len(shared) / len(union) if union else None,
+        shared_notions=shared,
+        model_notions=model.notions,
+        human_notions=human.notions,
+        extractor=model.extractor,
+        extractor_version=model.extractor_version,
+        embedding_model=embedding_model,
+        embedding_is_semantic=embedding_is_semantic,
+    )

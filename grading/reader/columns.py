@@ -18,6 +18,7 @@ CANONICAL_FIELDS = (
     "subject",
     "sample_index",
     "finish_reason",
+    "solution",
 )
 REQUIRED_FIELDS = ("gold", "output")
 
@@ -40,6 +41,8 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "subject": ("subject", "category", "type", "topic"),
     "sample_index": ("sample_index", "sample_idx", "sample", "sample_id"),
     "finish_reason": ("finish_reason", "stop_reason"),
+    # The human (reference) solution MSU compares the output with; MATH calls it "solution".
+    "solution": ("solution", "human_solution", "reference_solution"),
 }
 ANSWER_COLUMN = "answer"
 

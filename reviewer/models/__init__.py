@@ -13,6 +13,7 @@ from reviewer.models.items import (
     evaluator_scores_parse,
     evaluator_scores_text,
 )
+from reviewer.models.msu import ItemMsu, MsuSolutionCache
 from reviewer.models.projects import Membership, Project
 from reviewer.models.runs import Run
 from reviewer.models.team import Assignment, Ruling, RulingChange
@@ -24,7 +25,9 @@ __all__ = [
     "EvaluatorScore",
     "Export",
     "Item",
+    "ItemMsu",
     "Membership",
+    "MsuSolutionCache",
     "Project",
     "Review",
     "ReviewVerdict",

@@ -81,6 +81,8 @@ class Item(models.Model):
     sample_index = models.IntegerField(null=True, blank=True)
     finish_reason = models.CharField(max_length=200, blank=True)  # "length": cut off
     extra = models.JSONField(default=dict, blank=True)
+    # The human (reference) solution, when the file has one: MSU compares the output with it.
+    human_solution = models.TextField(blank=True)
 
     grade_state = models.CharField(max_length=16, choices=GradeState, default=GradeState.PENDING)
     grade_attempts = models.PositiveSmallIntegerField(default=0)
@@ -138,6 +140,7 @@ UPLOAD_FIELD_COLUMNS = {
     "subject": "subject",
     "sample_index": "sample_index",
     "finish_reason": "finish_reason",
+    "solution": "human_solution",
 }
 # What grading and people decided about an item, as the API and exports show it.
 RESULT_COLUMNS = (

@@ -14,6 +14,7 @@ from reviewer.pages.health import healthz
 from reviewer.pages.items import item_detail
 from reviewer.pages.login import locked_out_page
 from reviewer.pages.members import project_delete, project_members
+from reviewer.pages.msu import run_msu_recompute
 from reviewer.pages.runs import run_detail, run_list, run_regrade
 from reviewer.pages.stats import run_stats, runs_compare
 from reviewer.pages.team import project_audit, ruling_apply, ruling_undo, run_assignments
@@ -32,6 +33,7 @@ __all__ = [
     "run_assignments",
     "run_detail",
     "run_list",
+    "run_msu_recompute",
     "run_regrade",
     "run_stats",
     "runs_compare",

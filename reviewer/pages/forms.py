@@ -31,6 +31,7 @@ FIELD_LABELS = {
     "subject": "Subject",
     "sample_index": "Sample index",
     "finish_reason": "Finish reason",
+    "solution": "Human solution (for MSU)",
 }
 
 EVALUATOR_CHOICES = [(name, name) for name in AVAILABLE_EVALUATORS]

@@ -21,6 +21,7 @@ from reviewer.models import Item, Review, ReviewVerdict
 from reviewer.pages.forms import ReviewForm
 from reviewer.pages.htmx import page_or_partial
 from reviewer.pages.item_filters import item_filters_from
+from reviewer.pages.msu import item_msu_context
 from reviewer.selectors import ItemFilters
 
 # Outputs longer than this start collapsed on the item page.
@@ -129,6 +130,7 @@ def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) 
         "blind_progress": _blind_progress(item) if item.review_stage else None,
         "review_refusal": _review_refusal(item, user),
         "events": audit.item_events(item=item, user=user, role=item.role)[:50],
+        **item_msu_context(item=item),
     }
 
 

@@ -15,6 +15,7 @@ from reviewer.models import Run
 from reviewer.pages.forms import RegradeForm
 from reviewer.pages.htmx import page_or_partial
 from reviewer.pages.item_filters import item_filters_from
+from reviewer.pages.msu import run_msu_context
 
 RUN_PAGE_SIZE = 50
 
@@ -52,6 +53,8 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "conflicts": services.conflict_count(run=run),
     }
     template = page_or_partial(request, "reviewer/run_detail.html", ("summary", "items"))
+    if "#" not in template:  # the whole page: the summary's polls and the table do not show MSU
+        context.update(run_msu_context(run=run))
     response = render(request, template, context)
     if request.htmx.target == "summary" and not grading:
         # The last poll: tell the table to reload now that every row has a verdict.

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from reviewer import access, selectors, stats
+from reviewer.pages.msu import run_msu_context
 from reviewer.stats import Estimate
 
 BAR_LEFT = 170  # room for the labels
@@ -73,6 +74,7 @@ def run_stats(request: HttpRequest, run_id: int) -> HttpResponse:
         "confusion": [(h, _confusion_cells(run.pk, h.evaluator, h)) for h in result.humans],
         "list_url": reverse("run_detail", args=[run.pk]),
         "bar_geometry": _bar_geometry(rows=2 + len(result.evaluators)),
+        **run_msu_context(run=run),
     }
     return render(request, "reviewer/run_stats.html", context)
 

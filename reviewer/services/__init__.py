@@ -12,6 +12,7 @@ turn them into responses.
 - ``rulings``: equivalence rulings and their undoing
 - ``exports``: export jobs, streamed exports, file formats and the dataset card
 - ``demo``: the demo run
+- ``msu``: MSU of a run's rows against the human solutions (tasks, cache)
 """
 
 from reviewer.services.assignments import (
@@ -39,6 +40,7 @@ from reviewer.services.members import (
     project_delete,
     project_get_or_create,
 )
+from reviewer.services.msu import msu_chunk, msu_enqueue, msu_recompute, msu_rows_queue
 from reviewer.services.reviews import StaleVersionError, blind_review_settle, item_review
 from reviewer.services.rulings import (
     RulingError,
@@ -88,6 +90,10 @@ __all__ = [
     "item_review",
     "membership_remove",
     "membership_set",
+    "msu_chunk",
+    "msu_enqueue",
+    "msu_recompute",
+    "msu_rows_queue",
     "my_queue",
     "project_delete",
     "project_get_or_create",

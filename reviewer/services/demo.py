@@ -33,6 +33,7 @@ def demo_load(*, user) -> Run:
                 "model": "model",
                 "subject": "subject",
                 "finish_reason": "finish_reason",
+                "solution": "solution",
             },
             name="Demo: what the jury agrees and disagrees on",
             model_name="hand-written examples",

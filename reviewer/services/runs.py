@@ -17,6 +17,7 @@ from reviewer.audit import Action, audit_record
 from reviewer.models import Item, Project, Run
 from reviewer.services.grading import grading_enqueue
 from reviewer.services.items_insert import items_insert
+from reviewer.services.msu import msu_enqueue
 from reviewer.services.upload_store import upload_get
 
 logger = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ def run_create(
             },
         )
         transaction.on_commit(partial(grading_enqueue, run_id=run.pk, generation=1))
+        if mapping.get("solution"):
+            transaction.on_commit(partial(msu_enqueue, run_id=run.pk))
     logger.info("run %s created by %s: %s rows", run.pk, user, run.total_rows)
     return run
 

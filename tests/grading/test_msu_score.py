@@ -181,3 +181,57 @@ def test_the_cache_key_changes_with_each_part_and_nothing_else():
     assert len(variants) == 5
     # fields are delimited, so text cannot slide from one field into the next
     assert msu_cache_key("ab", "c", "", "") != msu_cache_key("a", "bc", "", "")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_score_from_stored_set_vectors_equals_the_numpy_reference(seed):
+    # Given set vectors computed once per solution, as the app stores them (float32)
+    from grading.msu.score import msu_from_set_vectors, notion_set_vectors
+
+    rng = np.random.default_rng(seed)
+    words = [f"notion {i}" for i in range(12)]
+    table = {word: rng.normal(size=24) * rng.uniform(0.1, 10) for word in words}
+    model, human = notions(*words[:7]), notions(*words[4:])
+    embedder = TableEmbedder(table)
+    model_vector, human_vector = (
+        v.astype(np.float32) for v in notion_set_vectors([model.notions, human.notions], embedder)
+    )
+
+    # When the score is taken from them
+    result = msu_from_set_vectors(
+        model,
+        model_vector,
+        human,
+        human_vector,
+        embedding_model="table",
+        embedding_is_semantic=True,
+    )
+
+    # Then it is the method's formula, and what msu_score gives from the notions
+    expected = reference_msu([table[w] for w in words[:7]], [table[w] for w in words[4:]])
+    assert result.score == pytest.approx(expected, abs=1e-6)
+    assert result.score == pytest.approx(msu_score(model, human, embedder).score, abs=1e-6)
+    assert result.overlap == pytest.approx(3 / 12)
+
+
+def test_stored_set_vectors_give_the_same_reasons_for_no_score():
+    from grading.msu.score import msu_from_set_vectors, notion_set_vectors
+
+    embedder = TableEmbedder({"known": np.ones(4), "unknown": np.zeros(4)})
+    sets = [("known",), ("unknown",), ()]
+    known, unknown, empty = notion_set_vectors(sets, embedder)
+    assert unknown is None and empty is None
+
+    def reason(model, model_vector, human, human_vector) -> str:
+        result = msu_from_set_vectors(
+            notions(*model), model_vector, notions(*human), human_vector,
+            embedding_model="table", embedding_is_semantic=True,
+        )  # fmt: skip
+        assert result.score is None
+        return result.no_score_reason
+
+    assert reason((), None, ("known",), known) == "no notions were found in the model's solution"
+    assert reason(("known",), known, (), None) == "no notions were found in the human solution"
+    assert reason(("unknown",), None, ("known",), known) == (
+        "none of the model's notions has an embedding in table"
+    )

@@ -207,7 +207,9 @@ def card_markdown(card: dict) -> str:
         "`jury_verdict` and `jury_reasons` from the automatic grading; "
         "`eval_<evaluator>_verdict|status|extracted` per evaluator; `final_verdict` with "
         "`final_source` (`auto` or `human`), and the newest review's `reviewed_by`, "
-        "`review_note` and `reviewed_at`.",
+        "`review_note` and `reviewed_at`; `msu` (how close the output's notions are to the "
+        "human solution's, docs/msu.md) with `msu_keywords_model`, `msu_keywords_human`, "
+        "`msu_extractor` and `msu_embedding_model`.",
         "",
     ]
     return "\n".join(lines)

@@ -33,7 +33,7 @@ ROWS_PER_GROUP = 5000  # Parquet rows per row group: the writer holds one group 
 @dataclass(frozen=True)
 class Column:
     name: str
-    kind: str  # "str", "int", "bool", "datetime" or "list" (of strings)
+    kind: str  # "str", "int", "float", "bool", "datetime" or "list" (of strings)
 
 
 # The source row under the canonical names the upload page guesses, so an export uploads again.
@@ -49,6 +49,7 @@ SOURCE_COLUMNS = (
     Column("subject", "str"),
     Column("sample_index", "int"),
     Column("finish_reason", "str"),
+    Column("solution", "str"),
 )
 JURY_COLUMNS = (
     Column("grade_state", "str"),
@@ -58,6 +59,18 @@ JURY_COLUMNS = (
     Column("jury_reasons", "list"),
     Column("evaluators_disagree", "bool"),
     Column("graded_at", "datetime"),
+)
+# MSU against the human solution (docs/msu.md): empty when the run has none. The extractor is
+# "lexical" when notions were read from the text rather than by an LLM, and the embedding
+# model "hashed-bag-of-notions-..." when no semantic embedding was configured.
+MSU_COLUMNS = (
+    Column("msu", "float"),
+    Column("msu_overlap", "float"),
+    Column("msu_keywords_model", "list"),
+    Column("msu_keywords_human", "list"),
+    Column("msu_extractor", "str"),
+    Column("msu_extractor_version", "str"),
+    Column("msu_embedding_model", "str"),
 )
 EVALUATOR_FIELDS = (("verdict", "str"), ("status", "str"), ("extracted", "str"))
 DECISION_COLUMNS = (
@@ -93,7 +106,7 @@ def dataset_schema(*, evaluators: Sequence[str], extra_keys: Iterable[str]) -> D
         for name in evaluators
         for part, kind in EVALUATOR_FIELDS
     ]
-    taken = {c.name for c in (*SOURCE_COLUMNS, *JURY_COLUMNS, *DECISION_COLUMNS)}
+    taken = {c.name for c in (*SOURCE_COLUMNS, *JURY_COLUMNS, *MSU_COLUMNS, *DECISION_COLUMNS)}
     taken.update(c.name for c in evaluator_columns)
     extra_columns: dict[str, str] = {}
     for key in sorted(set(extra_keys)):
@@ -107,6 +120,7 @@ def dataset_schema(*, evaluators: Sequence[str], extra_keys: Iterable[str]) -> D
         *(Column(name, "str") for name in extra_columns.values()),
         *JURY_COLUMNS,
         *evaluator_columns,
+        *MSU_COLUMNS,
         *DECISION_COLUMNS,
     )
     return DatasetSchema(tuple(columns), extra_columns, tuple(evaluators))
@@ -212,6 +226,7 @@ def jsonl_chunks(rows: Iterable[dict], columns: Sequence[Column]) -> Iterator[by
 _ARROW_TYPES = {
     "str": pa.string(),
     "int": pa.int64(),
+    "float": pa.float64(),
     "bool": pa.bool_(),
     "datetime": pa.timestamp("us", tz="UTC"),
     "list": pa.list_(pa.string()),
@@ -273,6 +288,8 @@ def _coerce(value, kind: str):
         return value if isinstance(value, str) else str(value)
     if kind == "int":
         return int(value)
+    if kind == "float":
+        return float(value)
     if kind == "bool":
         return bool(value)
     if kind == "list":

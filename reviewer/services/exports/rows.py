@@ -89,6 +89,16 @@ def export_rows(*, items: QuerySet[Item], schema: formats.DatasetSchema) -> Iter
             yield _row(item, schema, evaluations[item["id"]], reviews[item["id"]])
 
 
+# MSU export column -> the row's ItemMsu field (docs/msu.md); None for rows without one.
+MSU_EXPORT_FIELDS = {
+    "msu": "msu__score",
+    "msu_overlap": "msu__overlap",
+    "msu_keywords_model": "msu__model_notions",
+    "msu_keywords_human": "msu__human_notions",
+    "msu_extractor": "msu__extractor",
+    "msu_extractor_version": "msu__extractor_version",
+    "msu_embedding_model": "msu__embedding_model",
+}
 _ITEM_FIELDS = (
     "id",
     "run_id",
@@ -97,6 +107,7 @@ _ITEM_FIELDS = (
     "extra",
     *RESULT_COLUMNS,
     "graded_at",
+    *MSU_EXPORT_FIELDS.values(),
 )
 # Result columns under the names exports give them (the jury's, beside the final decision).
 _EXPORT_NAMES = {
@@ -119,6 +130,7 @@ def _row(item: dict, schema: formats.DatasetSchema, evaluations: list, reviews: 
         "review_note": note,
         "reviewed_at": reviewed_at,
         "review_count": len(reviews),
+        **{column: item[field] for column, field in MSU_EXPORT_FIELDS.items()},
     }
     row["jury_reasons"] = [reason["code"] for reason in item["review_reasons"]]
     for key, value in item["extra"].items():
