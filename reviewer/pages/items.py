@@ -78,7 +78,7 @@ def _highlight(output: str, evaluations) -> HighlightedOutput:
     return HighlightedOutput(output[:start], output[start:end], output[end:], rendered)
 
 
-def _shown_answer(item: Item, evaluations) -> tuple[str, str, str]:
+def shown_answer(item: Item, evaluations) -> tuple[str, str, str]:
     """(prediction LaTeX, prediction text, gold LaTeX) to show: from the first evaluator that
     parsed an answer, else the first that extracted anything; the gold falls back to its text."""
     chosen = shown_prediction(evaluations)
@@ -118,7 +118,7 @@ def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) 
     sees_others = access.sees_others_verdicts(item=item, role=item.role)
     if not sees_others:
         reviews = reviews.filter(annotator=user)
-    prediction_latex, prediction_text, gold_latex = _shown_answer(item, evaluations)
+    prediction_latex, prediction_text, gold_latex = shown_answer(item, evaluations)
     current = item.final_verdict or item.auto_verdict
     return {
         "item": item,

@@ -154,6 +154,66 @@ def test_run_page_lists_flagged_rows_first_with_the_counts(reviewer_client):
     assert "every 2s" not in body  # a finished run is not polled
 
 
+def test_run_table_shows_gold_and_prediction_to_render_and_reasons_in_words(
+    reviewer_client, settings
+):
+    # Given a flagged row with a fraction gold and a prediction, and an unflagged row that
+    # falls in the spot check (every unflagged row does at 100%)
+    settings.MATHJURY_SPOT_CHECK_PERCENT = 100
+    run = RunFactory(status=Run.Status.DONE, total_rows=2)
+    flagged = GradedItemFactory(
+        run=run,
+        gold="0.5",
+        needs_review=True,
+        review_reasons=[{"code": "string_fallback", "message": "Only a string match."}],
+    )
+    EvaluationFactory(
+        item=flagged, extracted="1/2", extracted_latex="\\frac{1}{2}", gold_latex="\\frac12"
+    )
+    sampled = GradedItemFactory(run=run)
+
+    # When the reviewer opens the run
+    body = reviewer_client.get(reverse("run_detail", args=[run.id])).content.decode()
+
+    # Then the gold and the prediction are there to render, the reason in words with its
+    # code and sentence on hover, and the unflagged row is labelled as the spot check
+    row = body[body.index(f'data-item-id="{flagged.id}"') :].split("</tr>", 1)[0]
+    assert 'data-cell="gold"><span class="math" data-latex="\\frac12">' in row
+    assert 'data-cell="prediction"><span class="math" data-latex="\\frac{1}{2}">' in row
+    assert (
+        '<span class="badge flag" title="string_fallback: Only a string match." '
+        'data-reason="string_fallback">string fallback</span>' in row
+    )
+    assert "data-spot-check" not in row
+    spot_row = body[body.index(f'data-item-id="{sampled.id}"') :].split("</tr>", 1)[0]
+    assert "data-spot-check>spot check</span>" in spot_row
+
+
+def test_rows_not_yet_graded_poll_while_the_run_grades(reviewer_client):
+    # Given a run being graded, one row saved already and one waiting
+    run = RunFactory(status=Run.Status.GRADING, total_rows=2, grading_started_at=timezone.now())
+    graded = GradedItemFactory(run=run, row_number=1, graded_at=timezone.now())
+    waiting = ItemFactory(run=run, row_number=2)
+    url = reverse("run_detail", args=[run.id])
+
+    # When the table is loaded
+    body = reviewer_client.get(url, **_htmx("items")).content.decode()
+
+    # Then the saved row shows its verdict, the other says pending, and the table polls
+    assert re.search(rf'data-item-id="{graded.id}" data-grade-state="graded"', body)
+    assert re.search(rf'data-item-id="{waiting.id}" data-grade-state="pending"', body)
+    assert 'hx-trigger="run-graded from:body, every 3s"' in body
+
+    # When the waiting row is graded too, it shows on the next poll and polling stops
+    Item.objects.filter(pk=waiting.pk).update(
+        grade_state=Item.GradeState.GRADED, auto_verdict="incorrect"
+    )
+    body = reviewer_client.get(url, **_htmx("items")).content.decode()
+    row = body[body.index(f'data-item-id="{waiting.id}"') :].split("</tr>", 1)[0]
+    assert '<span class="badge incorrect">incorrect</span>' in row
+    assert "every 3s" not in body
+
+
 def test_filtering_by_htmx_returns_only_the_matching_table(reviewer_client):
     # Given a graded run
     run = _graded_run()
@@ -534,7 +594,8 @@ def test_run_page_query_count_does_not_grow_with_rows(
 
     # Then the page costs the same number of queries:
     # session, user, run, counts, progress, your queue, conflicts, row count, one page of rows
-    with django_assert_num_queries(9):
+    # and their evaluations
+    with django_assert_num_queries(10):
         reviewer_client.get(reverse("run_detail", args=[run.id]))
 
 
