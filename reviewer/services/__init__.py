@@ -12,6 +12,7 @@ turn them into responses.
 - ``rulings``: equivalence rulings and their undoing
 - ``exports``: export jobs, streamed exports, file formats and the dataset card
 - ``demo``: the demo run
+- ``tokens``: personal API tokens
 """
 
 from reviewer.services.assignments import (
@@ -53,6 +54,12 @@ from reviewer.services.runs import (
     run_create,
     run_regrade,
 )
+from reviewer.services.tokens import (
+    TokenNameTakenError,
+    api_token_authenticate,
+    api_token_create,
+    api_token_revoke,
+)
 from reviewer.services.upload_store import (
     StoredUpload,
     UnknownUploadError,
@@ -65,6 +72,10 @@ from reviewer.services.upload_store import (
 from reviewer.services.uploads import RunUpload, run_upload
 
 __all__ = [
+    "TokenNameTakenError",
+    "api_token_authenticate",
+    "api_token_create",
+    "api_token_revoke",
     "DEMO_FILE",
     "AssignmentError",
     "DuplicateRunError",
