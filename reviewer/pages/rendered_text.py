@@ -31,8 +31,9 @@ MAX_MATH_CHARS = 4000
 _MARKDOWN = (
     MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     .enable(["table", "strikethrough"])
-    # Indented code blocks: model outputs indent lines for layout, not for code.
-    .disable(["image", "link", "autolink", "code", "html_block", "html_inline"])
+    # Indented code blocks: model outputs indent lines for layout, not for code. Setext
+    # headings: a `---` under a model's line is a rule between steps, not a heading.
+    .disable(["image", "link", "autolink", "code", "html_block", "html_inline", "lheading"])
 )
 
 # Private-use characters stand for math spans and the answer's bounds while Markdown runs;

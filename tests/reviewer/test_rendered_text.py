@@ -114,3 +114,9 @@ def test_the_thinking_opens_when_the_answer_is_in_it():
     html = str(render_text(text, mark=(13, 14)).html)
 
     assert '<details class="think" open data-think>' in html
+
+
+def test_a_rule_under_a_line_is_a_rule_not_a_heading():
+    html = str(render_text("Step one done.\n---\nStep two.").html)
+
+    assert html == "<p>Step one done.</p>\n<hr />\n<p>Step two.</p>\n"
