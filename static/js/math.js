@@ -64,6 +64,8 @@
       fold.open = true;
     });
     button.hidden = true;
+    // What opened above the answer pushed it down: bring it back into view.
+    showAnswer();
   }
 
   function showRaw(raw) {
