@@ -286,6 +286,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Token first, so a request without credentials gets 401 with WWW-Authenticate.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Personal tokens from the API tokens page (keys starting mj_), then the older one.
+        "reviewer.api.token_auth.PersonalTokenAuthentication",
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],

@@ -28,6 +28,8 @@ urlpatterns = [
     ),
     path("projects/<int:project_id>/delete/", pages.project_delete, name="project_delete"),
     path("projects/<int:project_id>/audit/", pages.project_audit, name="project_audit"),
+    path("account/tokens/", pages.api_tokens, name="api_tokens"),
+    path("account/tokens/<int:token_id>/revoke/", pages.api_token_revoke, name="api_token_revoke"),
     path("api/", include("reviewer.api.urls")),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

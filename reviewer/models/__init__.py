@@ -17,8 +17,10 @@ from reviewer.models.msu import ItemMsu, MsuSolutionCache
 from reviewer.models.projects import Membership, Project
 from reviewer.models.runs import Run
 from reviewer.models.team import Assignment, Ruling, RulingChange
+from reviewer.models.tokens import ApiToken
 
 __all__ = [
+    "ApiToken",
     "Assignment",
     "AuditEvent",
     "Evaluation",

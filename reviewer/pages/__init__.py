@@ -7,6 +7,7 @@ middleware for every view not marked ``login_not_required``.
 - ``team``: queue split, rulings, the audit trail; ``members``: a project's members
 - ``stats``: statistics and comparison; ``exports``: the export form, progress and files
 - ``health``: the health check; ``login``: the locked-out login page
+- ``tokens``: the user's personal API tokens
 """
 
 from reviewer.pages.exports import export_create, export_detail, export_file
@@ -18,9 +19,12 @@ from reviewer.pages.msu import run_msu_recompute
 from reviewer.pages.runs import run_detail, run_list, run_regrade
 from reviewer.pages.stats import run_stats, runs_compare
 from reviewer.pages.team import project_audit, ruling_apply, ruling_undo, run_assignments
+from reviewer.pages.tokens import api_token_revoke, api_tokens
 from reviewer.pages.upload import upload
 
 __all__ = [
+    "api_token_revoke",
+    "api_tokens",
     "export_create",
     "export_detail",
     "export_file",

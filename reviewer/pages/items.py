@@ -3,6 +3,7 @@ keyboard; saving moves to the next row of the filter."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.contrib import messages
@@ -22,14 +23,8 @@ from reviewer.pages.forms import ReviewForm
 from reviewer.pages.htmx import page_or_partial
 from reviewer.pages.item_filters import item_filters_from
 from reviewer.pages.msu import item_msu_context
+from reviewer.pages.rendered_text import RenderedText, render_text
 from reviewer.selectors import ItemFilters
-
-# Outputs longer than this start collapsed on the item page.
-LONG_OUTPUT_CHARS = 1500
-
-
-LONG_OUTPUT_LINES = 25
-
 
 # Keys 1-4 on the item page, in this order.
 VERDICT_KEYS = (
@@ -46,27 +41,45 @@ RULING_OFFER_KEY = "ruling_offer"
 
 @dataclass(frozen=True)
 class HighlightedOutput:
-    """The model output split around the extracted answer, each part escaped on its own."""
+    """The model output split around the extracted answer, each part escaped on its own (the
+    raw view), and rendered as Markdown with math, folded around the answer."""
 
     before: str
     match: str
     after: str
-    collapsed: bool
+    rendered: RenderedText
+
+
+def _answer_span(output: str, evaluations) -> tuple[int, int] | None:
+    """Where an evaluator's extraction stands in the output: the last `\\boxed{…}` holding
+    it, else its last occurrence that is not part of a longer word or number ("42" in
+    "Step 142"), else its last occurrence."""
+    for evaluation in evaluations:
+        needle = evaluation.extracted.strip()
+        if not needle:
+            continue
+        boxed = output.rfind(f"\\boxed{{{needle}}}")
+        if boxed >= 0:
+            return boxed + 7, boxed + 7 + len(needle)
+        alone = [m.span() for m in re.finditer(rf"(?<![\w.]){re.escape(needle)}(?!\w)", output)]
+        if alone:
+            return alone[-1]
+        at = output.rfind(needle)
+        if at >= 0:
+            return at, at + len(needle)
+    return None
 
 
 def _highlight(output: str, evaluations) -> HighlightedOutput:
-    """Find the last place an evaluator's extraction appears verbatim in the output."""
-    collapsed = len(output) > LONG_OUTPUT_CHARS or output.count("\n") > LONG_OUTPUT_LINES
-    for evaluation in evaluations:
-        needle = evaluation.extracted.strip()
-        at = output.rfind(needle) if needle else -1
-        if at >= 0:
-            end = at + len(needle)
-            return HighlightedOutput(output[:at], output[at:end], output[end:], collapsed)
-    return HighlightedOutput(output, "", "", collapsed)
+    span = _answer_span(output, evaluations)
+    rendered = render_text(output, mark=span, fold=True)
+    if span is None:
+        return HighlightedOutput(output, "", "", rendered)
+    start, end = span
+    return HighlightedOutput(output[:start], output[start:end], output[end:], rendered)
 
 
-def _shown_answer(item: Item, evaluations) -> tuple[str, str, str]:
+def shown_answer(item: Item, evaluations) -> tuple[str, str, str]:
     """(prediction LaTeX, prediction text, gold LaTeX) to show: from the first evaluator that
     parsed an answer, else the first that extracted anything; the gold falls back to its text."""
     chosen = shown_prediction(evaluations)
@@ -106,7 +119,7 @@ def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) 
     sees_others = access.sees_others_verdicts(item=item, role=item.role)
     if not sees_others:
         reviews = reviews.filter(annotator=user)
-    prediction_latex, prediction_text, gold_latex = _shown_answer(item, evaluations)
+    prediction_latex, prediction_text, gold_latex = shown_answer(item, evaluations)
     current = item.final_verdict or item.auto_verdict
     return {
         "item": item,
@@ -117,6 +130,7 @@ def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) 
         "evaluations": evaluations,
         "reviews": reviews,
         "output": _highlight(item.output, evaluations),
+        "problem": render_text(item.problem) if item.problem else None,
         "prediction_latex": prediction_latex,
         "prediction_text": prediction_text,
         "gold_latex": gold_latex,

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -11,13 +15,50 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import trigger_client_event
 
 from reviewer import access, selectors, services
-from reviewer.models import Run
+from reviewer.item_filters import ITEM_FILTERS
+from reviewer.models import Evaluation, Item, Run
 from reviewer.pages.forms import RegradeForm
 from reviewer.pages.htmx import page_or_partial
 from reviewer.pages.item_filters import item_filters_from
 from reviewer.pages.msu import run_msu_context
+from reviewer.pages.items import shown_answer
 
 RUN_PAGE_SIZE = 50
+
+# The words the run table shows for each review reason: the reason filter's labels.
+REASON_WORDS = dict(next(f for f in ITEM_FILTERS if f.name == "reason").choices)
+# What the run table needs of each evaluation to show the prediction.
+_SHOWN_EVALUATION_FIELDS = (
+    "item_id", "evaluator", "status", "extracted", "extracted_latex", "gold_latex",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One row of the run table: the item, its gold and prediction to render, its reasons in
+    words, and whether it is in the spot check of unflagged rows."""
+
+    item: Item
+    gold_latex: str
+    prediction_latex: str
+    prediction_text: str
+    reasons: list[tuple[str, str, str]]  # (words, code, sentence)
+    spot_check: bool
+
+
+def _table_row(item: Item) -> TableRow:
+    prediction_latex, prediction_text, gold_latex = shown_answer(item, item.evaluations.all())
+    return TableRow(
+        item=item,
+        gold_latex=gold_latex,
+        prediction_latex=prediction_latex,
+        prediction_text=prediction_text,
+        reasons=[
+            (REASON_WORDS.get(r["code"], r["code"]), r["code"], r.get("message", ""))
+            for r in item.review_reasons
+        ],
+        spot_check=selectors.item_queue_rank(item) == 2,
+    )
 
 
 @require_GET
@@ -36,9 +77,15 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     filter_form, filters, filter_query = item_filters_from(request)
     progress = selectors.run_progress(run=run)
     grading = run.status in (Run.Status.QUEUED, Run.Status.GRADING)
-    page = Paginator(selectors.item_filter(run=run, filters=filters), RUN_PAGE_SIZE).get_page(
-        request.GET.get("page")
+    items = (
+        selectors.item_filter(run=run, filters=filters)
+        .defer("output", "problem")
+        .prefetch_related(
+            Prefetch("evaluations", Evaluation.objects.only(*_SHOWN_EVALUATION_FIELDS))
+        )
     )
+    page = Paginator(items, RUN_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = [_table_row(item) for item in page]
     context = {
         "run": run,
         "counts": selectors.run_counts(run=run),
@@ -47,6 +94,11 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "filter_form": filter_form,
         "filter_query": filter_query,
         "page": page,
+        "rows": rows,
+        "spot_check_percent": settings.MATHJURY_SPOT_CHECK_PERCENT,
+        # Rows not graded yet poll for their state while the run grades.
+        "rows_pending": grading
+        and any(r.item.grade_state == Item.GradeState.PENDING for r in rows),
         "regrade_form": RegradeForm(initial={"evaluators": run.evaluators}),
         "allowed": access.actions_of(run.role),
         "my_queue": services.my_queue(run=run, user=request.user),

@@ -36,6 +36,7 @@ class Bar:
     low_x: float
     high_x: float
     css_class: str = ""
+    note: str = ""  # beside the value: an evaluator's coverage
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def runs_compare(request: HttpRequest) -> HttpResponse:
     return render(request, "reviewer/run_compare.html", context)
 
 
-def _bar(label: str, estimate: Estimate, index: int, css_class: str = "") -> Bar:
+def _bar(label: str, estimate: Estimate, index: int, css_class: str = "", note: str = "") -> Bar:
     def x(value: float | None) -> float:
         return round(BAR_LEFT + BAR_WIDTH * (value or 0), 1)
 
@@ -110,6 +111,7 @@ def _bar(label: str, estimate: Estimate, index: int, css_class: str = "") -> Bar
         low_x=x(estimate.low),
         high_x=x(estimate.high),
         css_class=css_class,
+        note=note,
     )
 
 
@@ -118,7 +120,7 @@ def _bar_geometry(*, rows: int) -> dict:
     ticks = [(BAR_LEFT + BAR_WIDTH * p // 100, p) for p in (0, 25, 50, 75, 100)]
     return {
         "left": BAR_LEFT,
-        "width": BAR_LEFT + BAR_WIDTH + 150,
+        "width": BAR_LEFT + BAR_WIDTH + 260,
         "height": height,
         "bar_height": BAR_HEIGHT,
         "axis_y": height - 20,
@@ -128,12 +130,24 @@ def _bar_geometry(*, rows: int) -> dict:
 
 
 def _accuracy_bars(result: stats.RunStats) -> list[Bar]:
-    rows = [("jury (automatic)", result.summary.auto), ("after review", result.summary.final)]
-    rows += [(e.evaluator, e.accuracy) for e in result.evaluator_accuracy]
-    return [
-        _bar(label, estimate, index, "bar-main" if index < 2 else "")
-        for index, (label, estimate) in enumerate(rows)
+    rows = [
+        ("jury (automatic)", result.summary.auto, ""),
+        ("after review", result.summary.final, ""),
     ]
+    rows += [(e.evaluator, e.accuracy, _coverage(e)) for e in result.evaluator_accuracy]
+    return [
+        _bar(label, estimate, index, "bar-main" if index < 2 else "", note)
+        for index, (label, estimate, note) in enumerate(rows)
+    ]
+
+
+def _coverage(accuracy: stats.EvaluatorAccuracy) -> str:
+    """ "applies to 52%": the share of graded rows the evaluator's accuracy is measured on."""
+    if accuracy.coverage is None:
+        return ""
+    if accuracy.applies == 0:
+        return "applies to no row"
+    return f"applies to {accuracy.coverage_percent:.0f}% of rows"
 
 
 def _comparison_bars(comparison: stats.RunComparison, runs) -> list[Bar]:

@@ -13,6 +13,7 @@ turn them into responses.
 - ``exports``: export jobs, streamed exports, file formats and the dataset card
 - ``demo``: the demo run
 - ``msu``: MSU of a run's rows against the human solutions (tasks, cache)
+- ``tokens``: personal API tokens
 """
 
 from reviewer.services.assignments import (
@@ -55,6 +56,12 @@ from reviewer.services.runs import (
     run_create,
     run_regrade,
 )
+from reviewer.services.tokens import (
+    TokenNameTakenError,
+    api_token_authenticate,
+    api_token_create,
+    api_token_revoke,
+)
 from reviewer.services.upload_store import (
     StoredUpload,
     UnknownUploadError,
@@ -67,6 +74,10 @@ from reviewer.services.upload_store import (
 from reviewer.services.uploads import RunUpload, run_upload
 
 __all__ = [
+    "TokenNameTakenError",
+    "api_token_authenticate",
+    "api_token_create",
+    "api_token_revoke",
     "DEMO_FILE",
     "AssignmentError",
     "DuplicateRunError",

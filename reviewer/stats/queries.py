@@ -49,6 +49,7 @@ class ItemCell(NamedTuple):
     human: bool  # the final verdict is a person's
     flagged: bool
     group: str  # the breakdown's value
+    answer_type: str  # which evaluators apply to these rows (the jury's panels)
     rows: int
     graded: int
     pending: int
@@ -85,6 +86,7 @@ def item_cells(*, run: Run, breakdown: str) -> list[ItemCell]:
             ExpressionWrapper(Q(final_source=Item.FinalSource.HUMAN), BooleanField()),
             "needs_review",
             _group_expression(breakdown),
+            "answer_type",
         )
         .annotate(
             rows=Count("pk"),
@@ -104,9 +106,10 @@ def item_cells(*, run: Run, breakdown: str) -> list[ItemCell]:
             human,
             flagged,
             "" if group is None else str(group),
+            answer_type,
             *counts,
         )
-        for scores, auto, final, human, flagged, group, *counts in cells
+        for scores, auto, final, human, flagged, group, answer_type, *counts in cells
     ]
 
 

@@ -60,8 +60,19 @@ class ReasonCount:
 @dataclass(frozen=True)
 class EvaluatorAccuracy:
     evaluator: str
-    accuracy: Estimate
-    unknown: int  # rows it timed out or crashed on
+    accuracy: Estimate  # over the rows it applies to, time-outs and crashes left out
+    unknown: int  # rows it applies to and timed out or crashed on
+    applies: int  # graded rows whose answer type it applies to (the jury's panels)
+    graded: int  # graded rows of the run
+
+    @property
+    def coverage(self) -> float | None:
+        """The share of graded rows the evaluator applies to."""
+        return self.applies / self.graded if self.graded else None
+
+    @property
+    def coverage_percent(self) -> float | None:
+        return None if self.coverage is None else 100 * self.coverage
 
 
 @dataclass(frozen=True)

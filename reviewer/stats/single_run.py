@@ -9,7 +9,9 @@ from collections.abc import Iterable
 import numpy as np
 from django.conf import settings
 
+from grading.jury import DEFAULT_POLICY
 from grading.reasons import MESSAGES as REASON_MESSAGES
+from grading.types import AnswerType
 from reviewer.models import EvaluatorScore, Item, ReviewVerdict, Run, Verdict
 from reviewer.models import evaluator_scores_parse as parse_scores
 from reviewer.stats import queries
@@ -30,6 +32,10 @@ from reviewer.stats.results import (
 )
 
 CORRECT, INCORRECT = EvaluatorScore.CORRECT.value, EvaluatorScore.INCORRECT.value
+UNKNOWN = EvaluatorScore.UNKNOWN.value
+# Not a stored score: the evaluator does not apply to the row's answer type (choice on a
+# numeric gold), so the row counts neither for nor against it.
+NOT_APPLICABLE = "n/a"
 # An evaluator's score as an index of a 2x2 table: incorrect 0, correct 1 (unknown: no index).
 _INDEX = {INCORRECT: 0, CORRECT: 1}
 
@@ -43,18 +49,35 @@ def _graded_cells(
 ) -> list[tuple[ItemCell, tuple[str, ...]]]:
     """(cell, its evaluators' scores in the run's order) of every cell with graded rows; the
     figures of evaluators and breakdowns count ``cell.graded``."""
-    parsed: dict[str, tuple[str, ...]] = {}
+    parsed: dict[tuple[str, str], tuple[str, ...]] = {}
     graded = []
     for cell in cells:
         if not cell.graded:
             continue
-        if cell.scores not in parsed:
+        key = (cell.scores, cell.answer_type)
+        if key not in parsed:
             by_name = parse_scores(cell.scores)
-            parsed[cell.scores] = tuple(
-                by_name.get(name, EvaluatorScore.UNKNOWN.value) for name in evaluators
+            applies = applicable_evaluators(cell.answer_type, evaluators)
+            parsed[key] = tuple(
+                by_name.get(name, UNKNOWN) if name in applies else NOT_APPLICABLE
+                for name in evaluators
             )
-        graded.append((cell, parsed[cell.scores]))
+        graded.append((cell, parsed[key]))
     return graded
+
+
+def applicable_evaluators(answer_type: str, evaluators: tuple[str, ...]) -> frozenset[str]:
+    """The run's evaluators that apply to rows of ``answer_type``, as the jury decides: those
+    in its panel for the type, or all of them when the run has none of that panel; an
+    evaluator outside both panels (the LLM judge) applies everywhere."""
+    try:
+        panel = set(DEFAULT_POLICY.panel(AnswerType(answer_type)))
+    except ValueError:
+        return frozenset(evaluators)
+    paneled = set(DEFAULT_POLICY.math_panel) | set(DEFAULT_POLICY.choice_panel)
+    if not panel & set(evaluators):
+        return frozenset(evaluators)
+    return frozenset(name for name in evaluators if name in panel or name not in paneled)
 
 
 def run_stats(*, run: Run, breakdown: str | None = None) -> RunStats:
@@ -86,7 +109,11 @@ def run_stats(*, run: Run, breakdown: str | None = None) -> RunStats:
             EvaluatorAccuracy(
                 name,
                 _evaluator_accuracy(rows_by_scores, k),
-                sum(n for scores, n in rows_by_scores.items() if scores[k] not in _INDEX),
+                unknown=sum(n for scores, n in rows_by_scores.items() if scores[k] == UNKNOWN),
+                applies=sum(
+                    n for scores, n in rows_by_scores.items() if scores[k] != NOT_APPLICABLE
+                ),
+                graded=summary.graded,
             )
             for k, name in enumerate(evaluators)
         ),
@@ -215,7 +242,7 @@ def _human_comparison(cells, position: int, name: str) -> HumanComparison:
     table = np.zeros((2, 2), dtype=np.int64)
     left_out = 0
     for cell, scores in cells:
-        if not cell.human:
+        if not cell.human or scores[position] == NOT_APPLICABLE:
             continue
         if scores[position] in _INDEX and cell.final in DECIDED:
             table[int(scores[position] != CORRECT), int(cell.final != Verdict.CORRECT)] += (

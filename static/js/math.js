@@ -1,9 +1,12 @@
-// Renders the LaTeX that evaluators extracted, and nothing else.
+// Renders the LaTeX that evaluators extracted and the math spans the server cut out of the
+// problem and the model output (reviewer/pages/rendered_text.py), and nothing else.
 //
 // Each `.math[data-latex]` element holds the LaTeX twice, both autoescaped by Django: in its
 // data attribute (read through `dataset`, so the browser has already decoded it to plain text)
 // and as its raw text inside `.math-raw`. KaTeX draws into a new `.math-rendered` child; the
 // raw text stays in the page for the raw/rendered toggle. Nothing here touches innerHTML.
+// Math inside a closed fold is drawn when the fold opens; the model output's box scrolls to the
+// extracted answer.
 (function () {
   "use strict";
 
@@ -25,7 +28,9 @@
     var target = document.createElement("span");
     target.className = "math-rendered";
     try {
-      window.katex.render(el.dataset.latex, target, KATEX_OPTIONS);
+      var options = KATEX_OPTIONS;
+      if (el.dataset.display === "1") options = Object.assign({}, KATEX_OPTIONS, { displayMode: true });
+      window.katex.render(el.dataset.latex, target, options);
     } catch (err) {
       // Errors other than parse errors (which KaTeX draws itself) end up here.
       target.className = "math-rendered math-error";
@@ -38,7 +43,29 @@
   function renderAll(root) {
     if (!window.katex) return;
     var scope = root && root.querySelectorAll ? root : document;
-    scope.querySelectorAll(".math[data-latex]").forEach(renderOne);
+    scope.querySelectorAll(".math[data-latex]").forEach(function (el) {
+      if (!el.closest("details:not([open])")) renderOne(el);
+    });
+  }
+
+  // Scroll each output box (not the window) so the marked answer sits in its middle.
+  function showAnswer() {
+    document.querySelectorAll("[data-output-box]").forEach(function (box) {
+      var mark = box.querySelector("mark.extracted");
+      if (!mark || box.offsetParent === null) return;
+      var offset = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
+      box.scrollTop += offset - box.clientHeight / 2;
+    });
+  }
+
+  function showAll(button) {
+    var panel = button.closest("section") || document;
+    panel.querySelectorAll("details[data-fold]").forEach(function (fold) {
+      fold.open = true;
+    });
+    button.hidden = true;
+    // What opened above the answer pushed it down: bring it back into view.
+    showAnswer();
   }
 
   function showRaw(raw) {
@@ -70,12 +97,26 @@
     if (event.target.closest("[data-math-toggle]")) {
       event.preventDefault();
       toggleRaw();
+      showAnswer();
+    } else if (event.target.closest("[data-show-all]")) {
+      event.preventDefault();
+      showAll(event.target.closest("[data-show-all]"));
     }
   });
+
+  // A fold or a thinking block opened: draw the math it holds. `toggle` does not bubble.
+  document.addEventListener(
+    "toggle",
+    function (event) {
+      if (event.target.open) renderAll(event.target);
+    },
+    true
+  );
 
   document.addEventListener("DOMContentLoaded", function () {
     renderAll(document);
     showRaw(storedRaw());
+    showAnswer();
   });
 
   // After an outerHTML swap the event's target is the element that was replaced, so scan the
@@ -83,8 +124,12 @@
   document.addEventListener("htmx:afterSwap", function () {
     renderAll(document);
     showRaw(document.body.classList.contains("show-raw-math"));
+    showAnswer();
   });
 
   window.MathJury = window.MathJury || {};
-  window.MathJury.toggleRawMath = toggleRaw;
+  window.MathJury.toggleRawMath = function () {
+    toggleRaw();
+    showAnswer();
+  };
 })();

@@ -492,6 +492,40 @@ def test_a_bad_review_is_refused_naming_the_field(api, body, field):
     assert not Review.objects.exists()
 
 
+def test_a_review_with_a_misspelt_field_is_refused_naming_it(api):
+    # Given a client that sends `version` where the API expects `expected_version`
+    item = graded_run().items.get(external_id="flagged")
+
+    # When it posts a review
+    response = api.post(
+        f"/api/items/{item.pk}/reviews/", {"verdict": "correct", "version": 0}, format="json"
+    )
+
+    # Then it is refused naming the field and the fields the endpoint accepts; nothing saved
+    assert response.status_code == 400
+    error = error_of(response)
+    assert list(error["fields"]) == ["version"]
+    assert "expected_version" in error["fields"]["version"][0]
+    assert not Review.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/api/projects/", {"name": "P", "colour": "red"}),
+        ("/api/runs/{run}/regrade/", {"evaluators": ["math_verify"], "evaluator": "x"}),
+        ("/api/runs/{run}/exports/", {"format": "csv", "varient": "raw"}),
+    ],
+)
+def test_unknown_fields_are_refused_on_every_write(api, path, body):
+    run = graded_run()
+
+    response = api.post(path.format(run=run.pk), body, format="json")
+
+    assert response.status_code == 400
+    assert set(error_of(response)["fields"]) == set(body) - {"name", "evaluators", "format"}
+
+
 # ---- statistics -----------------------------------------------------------------------------
 
 

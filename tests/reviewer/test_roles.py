@@ -12,7 +12,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from grading.pairs import pair_key
-from reviewer import access
+from reviewer import access, services
 from reviewer.models import Membership
 from reviewer.selectors import ItemFilters
 from reviewer.services import exports, rulings
@@ -53,6 +53,10 @@ class Case:
 CASES = [
     # pages
     Case("run_list", "get", None, 200),
+    # A person's own API tokens: anyone signed in; nobody revokes someone else's (newcomer's)
+    Case("api_tokens", "get", None, 200),
+    Case("api_tokens", "post", None, 200, data={"name": "ci"}),
+    Case("api_token_revoke", "post", None, 404, {"token_id": "token"}),
     Case("upload", "get", None, 200),
     Case("upload", "post", access.UPLOAD, 302, data={"step": "create"}),
     Case("run_detail", "get", access.VIEW, 200, {"run_id": "run"}),
@@ -220,8 +224,10 @@ def world(db, settings, tmp_path, store_upload):
         in_background=False,
     )
     exports.export_write(export_id=job.pk)
-    UserFactory(username="newcomer")
+    newcomer = UserFactory(username="newcomer")
+    token, _ = services.api_token_create(user=newcomer, name="newcomer's")
     ids = {
+        "token": token.pk,
         "project": project.pk,
         "run": run.pk,
         "item": item.pk,

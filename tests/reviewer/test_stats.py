@@ -170,6 +170,39 @@ def test_each_evaluator_scores_no_answer_as_zero_and_leaves_time_outs_out(run):
     assert (accuracy["math_verify"].unknown, accuracy["exact"].unknown) == (0, 1)
 
 
+def test_an_evaluator_is_scored_only_on_the_rows_it_applies_to_with_its_coverage():
+    # Given a run of three numeric rows and one letter row, graded by answer_check (applies
+    # to both), math_verify (numbers only) and choice (letters only)
+    run = RunFactory(status=Run.Status.DONE, evaluators=["answer_check", "math_verify", "choice"])
+    for number in range(1, 4):
+        _row(
+            run,
+            number,
+            scores={"answer_check": "correct", "math_verify": "correct", "choice": "no_answer"},
+            auto="correct",
+            final="correct",
+        )
+    _row(
+        run,
+        4,
+        scores={"answer_check": "correct", "math_verify": "incorrect", "choice": "correct"},
+        auto="correct",
+        final="correct",
+        answer_type="letter",
+    )
+
+    # When the stats are computed
+    accuracy = {e.evaluator: e for e in stats.run_stats(run=run).evaluator_accuracy}
+
+    # Then choice is right on the one row it applies to, not 1 of 4, and covers a quarter;
+    # math_verify is right on its 3 numeric rows; answer_check covers every row
+    assert (accuracy["choice"].accuracy.value, accuracy["choice"].accuracy.n) == (1.0, 1)
+    assert accuracy["choice"].coverage == 0.25
+    assert (accuracy["math_verify"].accuracy.value, accuracy["math_verify"].accuracy.n) == (1.0, 3)
+    assert accuracy["math_verify"].coverage == 0.75
+    assert (accuracy["answer_check"].applies, accuracy["answer_check"].coverage) == (4, 1.0)
+
+
 def test_pairwise_agreement_between_evaluators_matches_sklearn(run):
     (pair,) = stats.run_stats(run=run).agreement
 

@@ -7,13 +7,14 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from reviewer.api.serializers.items import ItemFilterSerializer
+from reviewer.api.serializers.strict import RejectUnknownFields
 from reviewer.models import (
     Export,
 )
 from reviewer.services import exports
 
 
-class ExportStartSerializer(ItemFilterSerializer):
+class ExportStartSerializer(RejectUnknownFields, ItemFilterSerializer):
     format = serializers.ChoiceField(choices=Export.Format.choices)
     variant = serializers.ChoiceField(
         choices=Export.Variant.choices,

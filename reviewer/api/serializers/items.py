@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from reviewer.api.serializers.strict import RejectUnknownFields
 from reviewer.item_filters import (
     ITEM_FILTERS,
     TEXT,
@@ -105,7 +106,7 @@ class ItemDetailSerializer(ItemSerializer):
         read_only_fields = fields
 
 
-class ReviewCreateSerializer(serializers.Serializer):
+class ReviewCreateSerializer(RejectUnknownFields, serializers.Serializer):
     verdict = serializers.ChoiceField(choices=ReviewVerdict.choices)
     note = serializers.CharField(max_length=5000, required=False, allow_blank=True, default="")
     expected_version = serializers.IntegerField(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from reviewer.api.serializers.strict import RejectUnknownFields
 from reviewer.models import (
     Membership,
     Project,
@@ -33,7 +34,7 @@ class UsernameField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
-class MembershipSerializer(serializers.Serializer):
+class MembershipSerializer(RejectUnknownFields, serializers.Serializer):
     """A member: input ``username`` and ``role``; output the same."""
 
     username = UsernameField(
@@ -44,5 +45,5 @@ class MembershipSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=Membership.Role.choices)
 
 
-class ProjectCreateSerializer(serializers.Serializer):
+class ProjectCreateSerializer(RejectUnknownFields, serializers.Serializer):
     name = serializers.CharField(max_length=200)

@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
 from grading.reader import CANONICAL_FIELDS, DELIMITERS
+from reviewer.api.serializers.strict import RejectUnknownFields
 from reviewer.models import (
     Run,
 )
@@ -108,7 +109,7 @@ class MappingField(serializers.DictField):
         return mapping
 
 
-class RunOptionsSerializer(serializers.Serializer):
+class RunOptionsSerializer(RejectUnknownFields, serializers.Serializer):
     project = serializers.CharField(max_length=200, help_text="Project name; created if new.")
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     model_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -140,7 +141,7 @@ class RunRowsSerializer(RunOptionsSerializer):
     )
 
 
-class RegradeSerializer(serializers.Serializer):
+class RegradeSerializer(RejectUnknownFields, serializers.Serializer):
     evaluators = serializers.ListField(
         child=serializers.ChoiceField(choices=AVAILABLE_EVALUATORS), allow_empty=False
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from reviewer.api.serializers.strict import RejectUnknownFields
 from reviewer.models import (
     AuditEvent,
     Ruling,
@@ -12,7 +13,7 @@ from reviewer.models import (
 from reviewer.services.assignments import MAX_REVIEWS_PER_FLAGGED_ROW, Scope
 
 
-class AssignmentSplitSerializer(serializers.Serializer):
+class AssignmentSplitSerializer(RejectUnknownFields, serializers.Serializer):
     annotators = serializers.DictField(
         child=serializers.IntegerField(min_value=0, max_value=100),
         allow_empty=False,
