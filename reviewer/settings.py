@@ -181,9 +181,17 @@ STORAGES = {
 }
 
 # Uploads: the size cap is enforced while the body streams (reviewer.upload_limits), because Django
-# itself sets no limit on uploaded files.
-MATHJURY_UPLOAD_MAX_BYTES = _env_int("MATHJURY_UPLOAD_MAX_BYTES", 200 * 1024 * 1024)
+# itself sets no limit on uploaded files. The API (scripts) may be allowed more than the page.
+MATHJURY_UPLOAD_MAX_BYTES = _env_int("MATHJURY_UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+MATHJURY_API_UPLOAD_MAX_BYTES = _env_int(
+    "MATHJURY_API_UPLOAD_MAX_BYTES", max(MATHJURY_UPLOAD_MAX_BYTES, 200 * 1024 * 1024)
+)
 MATHJURY_MAX_FIELD_BYTES = _env_int("MATHJURY_MAX_FIELD_BYTES", 1024 * 1024)
+# Checked on the first line, before the rest of the file is read.
+MATHJURY_UPLOAD_MAX_COLUMNS = _env_int("MATHJURY_UPLOAD_MAX_COLUMNS", 1000)
+MATHJURY_UPLOAD_MAX_HEADER_BYTES = _env_int("MATHJURY_UPLOAD_MAX_HEADER_BYTES", 64 * 1024)
+# Stored uploads never turned into a run are deleted after this many hours (purge_uploads).
+MATHJURY_UPLOAD_KEEP_HOURS = _env_int("MATHJURY_UPLOAD_KEEP_HOURS", 24)
 FILE_UPLOAD_HANDLERS = [
     "reviewer.upload_limits.SizeCappedUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",

@@ -9,6 +9,7 @@ from reviewer import pages
 urlpatterns = [
     path("", pages.run_list, name="run_list"),
     path("runs/new/", pages.upload, name="upload"),
+    path("runs/<int:run_id>/skipped-lines.csv", pages.run_skipped_lines, name="run_skipped_lines"),
     path("runs/<int:run_id>/", pages.run_detail, name="run_detail"),
     path("runs/<int:run_id>/regrade/", pages.run_regrade, name="run_regrade"),
     path("runs/<int:run_id>/msu/", pages.run_msu_recompute, name="run_msu_recompute"),

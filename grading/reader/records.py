@@ -12,14 +12,24 @@ import codecs
 import csv
 import json
 import re
+import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from grading.reader.errors import IngestError
 
 DELIMITERS = (",", "\t", ";", "|")  # in order of preference when the header fits several
-ENCODING_LABELS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8 with BOM", "utf-16": "UTF-16"}
+ENCODING_LABELS = {
+    "utf-8": "UTF-8",
+    "utf-8-sig": "UTF-8 with BOM",
+    "utf-16": "UTF-16",
+    "cp1252": "Windows-1252",
+    "latin-1": "Latin-1 (ISO-8859-1)",
+}
+# Encodings a person may choose for a file that is not UTF-8 (never guessed silently).
+CHOSEN_ENCODINGS = ("cp1252", "latin-1")
 _UTF32_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
@@ -28,19 +38,118 @@ _UNDECODABLE = re.compile("[\udc80-\udcff]")
 Record = tuple[int, "dict[str, object] | str"]
 
 
-def detect_encoding(path: Path) -> str:
-    """UTF-8 unless a byte-order mark says UTF-8-with-BOM or UTF-16; nothing is guessed."""
+@dataclass(frozen=True)
+class Limits:
+    """What one upload may hold, checked as the file is read so no row costs more than this."""
+
+    columns: int = 1000
+    header_chars: int = 64 * 1024
+    field_bytes: int = 1024 * 1024
+
+    @property
+    def record_chars(self) -> int:
+        """The longest record (one row, with its quoted line breaks) that is read at all."""
+        return 4 * self.field_bytes + self.header_chars
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class EncodingError(IngestError):
+    """The file is not UTF-8; ``suggested`` is the encoding that reads every byte of it."""
+
+    def __init__(self, problems: list[str], suggested: str):
+        self.suggested = suggested
+        super().__init__(problems)
+
+
+def check_utf8(path: Path) -> None:
+    """Raise EncodingError naming the first line and byte that are not UTF-8, with the
+    single-byte encoding that would read the whole file; the caller offers it, never picks it."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with path.open("rb") as raw:
+        while chunk := raw.read(1 << 20):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                where = line + chunk.count(b"\n", 0, exc.start)
+                suggested = "cp1252" if _reads_as(path, "cp1252") else "latin-1"
+                raise EncodingError(
+                    [
+                        f"line {where}: byte 0x{chunk[exc.start]:02X} is not valid UTF-8. "
+                        f"The file looks like {ENCODING_LABELS[suggested]} (what Excel on "
+                        "Windows saves): read it as that, or save it as UTF-8"
+                    ],
+                    suggested,
+                ) from None
+            line += chunk.count(b"\n")
+
+
+def _reads_as(path: Path, encoding: str) -> bool:
+    decoder = codecs.getincrementaldecoder(encoding)()
+    with path.open("rb") as raw:
+        try:
+            while chunk := raw.read(1 << 20):
+                decoder.decode(chunk)
+        except UnicodeDecodeError:
+            return False
+    return True
+
+
+# Files that are not text, recognised by their first bytes: named, never read as text.
+_CONTAINERS = (
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"BZh", "a bzip2-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"(\xb5/\xfd", "a zstd-compressed file"),
+    (b"7z\xbc\xaf'\x1c", "a 7-Zip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"\xd0\xcf\x11\xe0", "an Excel 97-2003 workbook (.xls)"),
+    (b"%PDF", "a PDF document"),
+)
+
+
+def container_kind(path: Path) -> str | None:
+    """ "xlsx" for an Excel workbook, None for text; IngestError for a compressed file or
+    other container, named by what it is."""
+    with path.open("rb") as raw:
+        head = raw.read(8)
+    for magic, name in _CONTAINERS:
+        if head.startswith(magic):
+            raise IngestError(
+                [f"the file is {name}, not CSV, JSONL or .xlsx; upload the file inside it"]
+            )
+    if head.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = set(archive.namelist())
+        except zipfile.BadZipFile:
+            names = set()
+        if "xl/workbook.xml" in names:
+            return "xlsx"
+        raise IngestError(
+            ["the file is a zip archive, not CSV, JSONL or .xlsx; upload the file inside it"]
+        )
+    return None
+
+
+def detect_encoding(path: Path, requested: str | None = None) -> str:
+    """UTF-8 unless a byte-order mark says UTF-8-with-BOM or UTF-16, or the person chose one of
+    CHOSEN_ENCODINGS for a file without a byte-order mark; nothing is guessed."""
     with path.open("rb") as raw:
         head = raw.read(4)
     if not head:
         raise IngestError(["the file is empty"])
+    if requested and requested not in ("utf-8", *CHOSEN_ENCODINGS):
+        raise IngestError([f"encoding {requested!r} is not one of utf-8, cp1252, latin-1"])
     if head.startswith(_UTF32_BOMS):
         raise IngestError(["line 1: the file is UTF-32, which is not supported; save it as UTF-8"])
     if head.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     if head.startswith(_UTF16_BOMS):
         return "utf-16"
-    return "utf-8"
+    return requested or "utf-8"
 
 
 def open_text(path: Path, encoding: str) -> TextIO:
@@ -60,8 +169,20 @@ def undecodable(text: str, encoding: str) -> str | None:
     )
 
 
-def first_nonblank_line(stream: TextIO) -> str:
-    for line in stream:
+def first_nonblank_line(stream: TextIO, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The header (or first JSON line), read no further than the header limit."""
+    line_number = 0
+    while line := stream.readline(limits.header_chars + 1):
+        line_number += 1
+        if len(line) > limits.header_chars and not line.endswith(("\n", "\r")):
+            if line.lstrip().startswith("{"):
+                return line  # a JSONL row, checked against the record limit
+            raise IngestError(
+                [
+                    f"line {line_number}: the header is longer than "
+                    f"{limits.header_chars:,} characters; is this a CSV file with a header?"
+                ]
+            )
         if line.strip():
             return line
     raise IngestError(["the file is empty"])
@@ -74,27 +195,35 @@ def is_jsonl(first_line: str) -> bool:
 # CSV ------------------------------------------------------------------------------------
 
 
-def choose_delimiter(header_line: str, requested: str | None) -> str:
-    """The requested delimiter, or the allowed one that splits the header into most columns."""
-    if requested:
-        if requested not in DELIMITERS:
-            allowed = ", ".join(repr(d) for d in DELIMITERS)
-            raise IngestError([f"delimiter {requested!r} is not one of {allowed}"])
-        return requested
+def choose_delimiter(
+    header_line: str, requested: str | None, limits: Limits = DEFAULT_LIMITS
+) -> str:
+    """The requested delimiter, or the allowed one that splits the header into most columns;
+    refused when the header has more columns than the limit."""
+    if requested and requested not in DELIMITERS:
+        allowed = ", ".join(repr(d) for d in DELIMITERS)
+        raise IngestError([f"delimiter {requested!r} is not one of {allowed}"])
+    csv.field_size_limit(max(limits.header_chars, limits.record_chars))  # a header is one line
     counts = {d: len(next(csv.reader([header_line], delimiter=d), [])) for d in DELIMITERS}
-    return max(DELIMITERS, key=lambda d: (counts[d], -DELIMITERS.index(d)))
+    chosen = requested or max(DELIMITERS, key=lambda d: (counts[d], -DELIMITERS.index(d)))
+    if counts[chosen] > limits.columns:
+        raise IngestError(
+            [f"line 1: the header has {counts[chosen]:,} columns; the limit is {limits.columns:,}"]
+        )
+    return chosen
 
 
-def _csv_rows(stream: TextIO, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+def _csv_rows(stream: TextIO, delimiter: str, limits: Limits) -> Iterator[tuple[int, list[str]]]:
     """(line where the record starts, fields) for each non-blank record.
 
     Parsed leniently, as spreadsheets write it: text after a closing quote (``"x" ,``) is kept
     in the field. A quoted field still open at the end of the file is refused, as it would
     otherwise swallow every line after it.
     """
-    # The limit is process-wide; the readers' own per-field checks are the ones users see.
-    csv.field_size_limit(2**31 - 1)
-    lines = _TakenLines(stream)
+    # The limit is process-wide, and every reader sets it from its own limits: no field is
+    # read past the record limit, so one field cannot take hundreds of MB.
+    csv.field_size_limit(limits.record_chars)
+    lines = _TakenLines(stream, limits.record_chars)
     reader = csv.reader(lines, delimiter=delimiter, strict=False)
     last_line = 0
     held: tuple[int, list[str], str] | None = None  # the record read, until the next one is
@@ -103,8 +232,10 @@ def _csv_rows(stream: TextIO, delimiter: str) -> Iterator[tuple[int, list[str]]]
             record = next(reader)
         except StopIteration:
             break
+        except RecordTooLongError as exc:
+            raise MalformedCsvError(last_line + 1, str(exc)) from None
         except csv.Error as exc:
-            raise MalformedCsvError(last_line + 1, _describe_csv_error(exc)) from None
+            raise MalformedCsvError(last_line + 1, _describe_csv_error(exc, limits)) from None
         start, last_line = last_line + 1, reader.line_num
         raw = lines.take()
         if not record:
@@ -118,29 +249,49 @@ def _csv_rows(stream: TextIO, delimiter: str) -> Iterator[tuple[int, list[str]]]
             list(csv.reader([raw], delimiter=delimiter, strict=True))
         except csv.Error as exc:
             if "unexpected end of data" in str(exc):
-                raise MalformedCsvError(start, _describe_csv_error(exc)) from None
+                raise MalformedCsvError(start, _describe_csv_error(exc, limits)) from None
         yield start, record
 
 
-class _TakenLines:
-    """The stream's lines, remembering those read since the last ``take``."""
+class RecordTooLongError(ValueError):
+    """One record (a row with its quoted line breaks) is longer than the record limit."""
 
-    def __init__(self, stream: TextIO):
-        self._lines = iter(stream)
+
+class _TakenLines:
+    """The stream's lines, remembering those read since the last ``take``; a record longer
+    than ``limit`` characters is refused before more of it is read."""
+
+    def __init__(self, stream: TextIO, limit: int):
+        self._stream = stream
+        self._limit = limit
         self._taken: list[str] = []
+        self._taken_chars = 0
 
     def __iter__(self) -> _TakenLines:
         return self
 
     def __next__(self) -> str:
-        line = next(self._lines)
+        line = self._stream.readline(self._limit + 1)
+        if not line:
+            raise StopIteration
+        self._taken_chars += len(line)
+        if self._taken_chars > self._limit:
+            raise RecordTooLongError(_too_long(self._limit))
         self._taken.append(line)
         return line
 
     def take(self) -> str:
         text = "".join(self._taken)
         self._taken.clear()
+        self._taken_chars = 0
         return text
+
+
+def _too_long(limit: int) -> str:
+    return (
+        f"the row is longer than {limit:,} characters, more than its fields may hold "
+        "(MATHJURY_MAX_FIELD_BYTES); is a quote left open?"
+    )
 
 
 class MalformedCsvError(IngestError):
@@ -151,10 +302,12 @@ class MalformedCsvError(IngestError):
         super().__init__([f"line {line}: {problem}"])
 
 
-def _describe_csv_error(exc: csv.Error) -> str:
+def _describe_csv_error(exc: csv.Error, limits: Limits) -> str:
     message = str(exc)
     if "unexpected end of data" in message:
         return "a quoted field is not closed before the end of the file"
+    if "field larger than field limit" in message:
+        return _too_long(limits.record_chars)
     return f"malformed CSV ({message})"
 
 
@@ -181,17 +334,24 @@ def _csv_header(rows: Iterator[tuple[int, list[str]]], encoding: str) -> tuple[s
 
 
 def csv_records(
-    stream: TextIO, *, encoding: str, delimiter: str, ragged_ok: bool = False
+    stream: TextIO,
+    *,
+    encoding: str,
+    delimiter: str,
+    ragged_ok: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[tuple[str, ...], Iterator[Record]]:
     """The header's columns, and each data record as {column: text} or a problem; with
     ``ragged_ok`` (a preview), a record with too few or too many fields is shown as it is."""
-    rows = _csv_rows(stream, delimiter)
+    rows = _csv_rows(stream, delimiter, limits)
     columns = _csv_header(rows, encoding)
 
     def records() -> Iterator[Record]:
         expected = len(columns)
         for line, values in rows:
-            if len(values) != expected and not ragged_ok:
+            if len(values) > limits.columns:
+                yield line, f"{len(values):,} fields; the limit is {limits.columns:,}"
+            elif len(values) != expected and not ragged_ok:
                 yield line, f"expected {expected} fields, found {len(values)}"
             elif problem := undecodable("".join(values), encoding):
                 yield line, problem
@@ -204,9 +364,25 @@ def csv_records(
 # JSONL ----------------------------------------------------------------------------------
 
 
-def jsonl_records(stream: TextIO, *, encoding: str) -> Iterator[Record]:
+def _bounded_lines(stream: TextIO, limit: int) -> Iterator[str | None]:
+    """Each line, or None for a line longer than ``limit`` (skipped without keeping it)."""
+    while line := stream.readline(limit + 1):
+        if len(line) <= limit or line.endswith("\n"):
+            yield line
+            continue
+        while (rest := stream.readline(limit)) and not rest.endswith("\n"):
+            pass
+        yield None
+
+
+def jsonl_records(
+    stream: TextIO, *, encoding: str, limits: Limits = DEFAULT_LIMITS
+) -> Iterator[Record]:
     """Each non-blank line as the JSON object it holds (values as parsed), or a problem."""
-    for line_number, line in enumerate(stream, 1):
+    for line_number, line in enumerate(_bounded_lines(stream, limits.record_chars), 1):
+        if line is None:
+            yield line_number, _too_long(limits.record_chars)
+            continue
         text = line.strip()
         if not text:
             continue
@@ -227,6 +403,9 @@ def jsonl_records(stream: TextIO, *, encoding: str) -> Iterator[Record]:
             continue
         if not isinstance(value, dict):
             yield line_number, f"expected a JSON object, found {type(value).__name__}"
+            continue
+        if len(value) > limits.columns:
+            yield line_number, f"{len(value):,} keys; the limit is {limits.columns:,}"
             continue
         yield line_number, value
 

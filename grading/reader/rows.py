@@ -4,16 +4,21 @@ row validated and turned into a ``SourceRow``, or every problem listed with its 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from grading.reader.columns import CANONICAL_FIELDS, REQUIRED_FIELDS, guess_mapping
 from grading.reader.errors import IngestError
 from grading.reader.records import (
+    DEFAULT_LIMITS,
     ENCODING_LABELS,
+    Limits,
     Record,
     as_text,
+    check_utf8,
     choose_delimiter,
+    container_kind,
     csv_records,
     detect_encoding,
     first_nonblank_line,
@@ -21,6 +26,7 @@ from grading.reader.records import (
     jsonl_records,
     open_text,
 )
+from grading.reader.workbook import xlsx_records
 
 SHORT_FIELDS = ("id", "model", "subject", "finish_reason")
 SHORT_FIELD_MAX_CHARS = 200  # labels, stored in short columns
@@ -31,8 +37,8 @@ MAX_PROBLEMS = 50  # past this, listing more helps nobody
 class FilePreview:
     """What the upload page shows before the user confirms the column mapping."""
 
-    format: str  # "csv" or "jsonl"
-    encoding: str  # a label for people: "UTF-8", "UTF-8 with BOM", "UTF-16"
+    format: str  # "csv", "jsonl" or "xlsx"
+    encoding: str  # a label for people: "UTF-8", "UTF-8 with BOM", "UTF-16", "Windows-1252"
     delimiter: str | None  # None for JSONL
     columns: tuple[str, ...]
     rows: tuple[dict[str, str], ...]
@@ -48,29 +54,70 @@ class SourceRow:
     extra: dict[str, str]  # the columns that are not mapped
 
 
-def preview_file(path: str | Path, *, delimiter: str | None = None, rows: int = 5) -> FilePreview:
-    """Read the start of a file: its format, encoding, columns, first rows and a mapping guess."""
-    path = Path(path)
-    encoding = detect_encoding(path)
-    with open_text(path, encoding) as stream:
-        first_line = first_nonblank_line(stream)
+@dataclass(frozen=True)
+class _Opened:
+    format: str
+    encoding: str  # the label shown to people
+    delimiter: str | None
+    columns: tuple[str, ...] | None  # None for JSONL, whose keys vary by line
+    records: Iterator[Record]
+
+
+@contextmanager
+def _opened(
+    path: Path, *, delimiter: str | None, encoding: str | None, limits: Limits, ragged_ok: bool
+) -> Iterator[_Opened]:
+    """The file's records, whatever its kind: an .xlsx workbook, JSONL or CSV text."""
+    if container_kind(path) == "xlsx":
+        columns, records = xlsx_records(path, limits=limits)
+        yield _Opened("xlsx", "Excel workbook", None, columns, records)
+        return
+    detected = detect_encoding(path, encoding)
+    if detected == "utf-8" and not encoding:
+        check_utf8(path)  # a file that is not UTF-8 is offered another encoding, never read
+    with open_text(path, detected) as stream:
+        first_line = first_nonblank_line(stream, limits)
         stream.seek(0)
+        label = ENCODING_LABELS[detected]
         if is_jsonl(first_line):
-            file_format, delimiter = "jsonl", None
-            columns: dict[str, None] = {}
-            records = jsonl_records(stream, encoding=encoding)
-        else:
-            file_format = "csv"
-            delimiter = choose_delimiter(first_line, delimiter)
-            header, records = csv_records(
-                stream, encoding=encoding, delimiter=delimiter, ragged_ok=True
+            yield _Opened(
+                "jsonl", label, None, None, jsonl_records(stream, encoding=detected, limits=limits)
             )
-            columns = dict.fromkeys(header)
+            return
+        delimiter = choose_delimiter(first_line, delimiter, limits)
+        columns, records = csv_records(
+            stream, encoding=detected, delimiter=delimiter, ragged_ok=ragged_ok, limits=limits
+        )
+        yield _Opened("csv", label, delimiter, columns, records)
+
+
+def preview_file(
+    path: str | Path,
+    *,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    rows: int = 5,
+    limits: Limits = DEFAULT_LIMITS,
+) -> FilePreview:
+    """Read the start of a file: its format, encoding, columns, first rows and a mapping guess.
+
+    ``encoding`` None reads UTF-8 (or what a byte-order mark says) and raises EncodingError,
+    naming the encoding that would read the file, when it is not UTF-8.
+    """
+    path = Path(path)
+    with _opened(
+        path, delimiter=delimiter, encoding=encoding, limits=limits, ragged_ok=True
+    ) as opened:
+        columns: dict[str, None] = dict.fromkeys(opened.columns or ())
         preview = []
-        for line, values in records:
+        for line, values in opened.records:
             if isinstance(values, str):
                 raise IngestError([f"line {line}: {values}"])
             columns.update(dict.fromkeys(values))
+            if len(columns) > limits.columns:
+                raise IngestError(
+                    [f"line {line}: more than {limits.columns:,} different keys so far"]
+                )
             preview.append({key: as_text(value) for key, value in values.items()})
             if len(preview) >= rows:
                 break
@@ -78,9 +125,9 @@ def preview_file(path: str | Path, *, delimiter: str | None = None, rows: int = 
         raise IngestError(["the file has a header but no data rows"])
     mapping, needs_confirmation = guess_mapping(tuple(columns))
     return FilePreview(
-        format=file_format,
-        encoding=ENCODING_LABELS[encoding],
-        delimiter=delimiter,
+        format=opened.format,
+        encoding=opened.encoding,
+        delimiter=opened.delimiter,
         columns=tuple(columns),
         rows=tuple(preview),
         guessed_mapping=mapping,
@@ -94,36 +141,46 @@ def read_rows(
     mapping: dict[str, str],
     delimiter: str | None,
     max_field_bytes: int,
+    encoding: str | None = None,
+    skipped: list[tuple[int, str]] | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[SourceRow]:
     """Yield every valid row, then raise IngestError listing all problems if there were any.
 
     Rows stop being yielded after the first problem, so a caller that writes inside a
-    transaction and lets the error roll it back never keeps part of a bad file.
+    transaction and lets the error roll it back never keeps part of a bad file. With
+    ``skipped`` (a list the caller keeps), a bad row is left out and (line, problem) added to
+    it instead; a file with no good row, or one that cannot be read past a line, still raises.
     """
     path = Path(path)
-    encoding = detect_encoding(path)
-    with open_text(path, encoding) as stream:
-        first_line = first_nonblank_line(stream)
-        stream.seek(0)
-        if is_jsonl(first_line):
+    limits = limits or Limits(field_bytes=max_field_bytes)
+    with _opened(
+        path, delimiter=delimiter, encoding=encoding, limits=limits, ragged_ok=False
+    ) as opened:
+        records = opened.records
+        if opened.columns is None:
             check_mapping(mapping, None)  # JSONL keys vary by line: each line is checked below
-            records = _with_required_keys(jsonl_records(stream, encoding=encoding), mapping)
+            records = _with_required_keys(records, mapping)
         else:
-            delimiter = choose_delimiter(first_line, delimiter)
-            columns, records = csv_records(stream, encoding=encoding, delimiter=delimiter)
-            check_mapping(mapping, columns)
+            check_mapping(mapping, opened.columns)
         validator = _RowValidator(mapping, max_field_bytes)
-        row_number = 0
+        good = 0
         for source_line, values in records:
-            row_number += 1
-            row = validator.check(row_number, source_line, values)
+            row = validator.check(good + 1, source_line, values)
+            if skipped is not None and validator.problems:
+                skipped.extend((source_line, problem) for problem in validator.problems)
+                validator.problems.clear()
+                continue
             if row is not None and not validator.problems:
+                good += 1
                 yield row
             if len(validator.problems) >= MAX_PROBLEMS:
                 validator.problems.append(f"stopped after {MAX_PROBLEMS} problems")
                 break
-    if not validator.problems and row_number == 0:
-        validator.problems.append("the file has a header but no data rows")
+    if not validator.problems and good == 0:
+        validator.problems.append(
+            "every row has a problem" if skipped else "the file has a header but no data rows"
+        )
     if validator.problems:
         raise IngestError(validator.problems)
 

@@ -12,7 +12,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from grading.reader import IngestError
+from grading.reader import EncodingError, IngestError
 from reviewer.services import (
     LastOwnerError,
     ProjectNameTakenError,
@@ -86,10 +86,14 @@ def _domain_error(exc) -> Response | None:
             status=status.HTTP_409_CONFLICT,
         )
     if isinstance(exc, IngestError):
+        extra = {}
+        if isinstance(exc, EncodingError):  # offered, never applied unasked
+            extra["suggested_encoding"] = exc.suggested
         body = error_body(
             "invalid_file",
             "The rows cannot be imported: " + "; ".join(exc.problems[:10]),
             problems=exc.problems,
+            **extra,
         )
         return Response(body, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, UnknownEvaluatorsError):

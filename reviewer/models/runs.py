@@ -18,6 +18,8 @@ class Run(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
     name = models.CharField(max_length=200)
     model_name = models.CharField(max_length=200, blank=True)
+    # Rows left out because the uploader chose "skip bad lines": [{"line", "problem"}, ...]
+    skipped_lines = models.JSONField(default=list, blank=True)
     dataset = models.CharField(max_length=200, blank=True)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

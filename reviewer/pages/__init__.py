@@ -20,7 +20,7 @@ from reviewer.pages.runs import run_detail, run_list, run_regrade
 from reviewer.pages.stats import run_stats, runs_compare
 from reviewer.pages.team import project_audit, ruling_apply, ruling_undo, run_assignments
 from reviewer.pages.tokens import api_token_revoke, api_tokens
-from reviewer.pages.upload import upload
+from reviewer.pages.upload import run_skipped_lines, upload
 
 __all__ = [
     "api_token_revoke",
@@ -44,4 +44,5 @@ __all__ = [
     "ruling_apply",
     "ruling_undo",
     "upload",
+    "run_skipped_lines",
 ]

@@ -27,7 +27,7 @@ FIELD_LABELS = {
     "output": "Model output",
     "problem": "Problem",
     "id": "Problem id",
-    "model": "Model",
+    "model": "Model column",
     "subject": "Subject",
     "sample_index": "Sample index",
     "finish_reason": "Finish reason",
@@ -37,12 +37,20 @@ FIELD_LABELS = {
 EVALUATOR_CHOICES = [(name, name) for name in AVAILABLE_EVALUATORS]
 
 
+ENCODING_CHOICES = [
+    ("", "UTF-8 (or as its byte-order mark says)"),
+    ("cp1252", "Windows-1252 (Excel on Windows)"),
+    ("latin-1", "Latin-1 (ISO-8859-1)"),
+]
+
+
 class UploadForm(forms.Form):
     """Step one of an upload: the file and where it belongs."""
 
     project = forms.CharField(max_length=200, help_text="An existing project or a new name.")
-    file = forms.FileField(help_text="CSV or JSONL, one model output per row.")
+    file = forms.FileField(help_text="CSV, JSONL or .xlsx, one model output per row.")
     delimiter = forms.ChoiceField(choices=DELIMITER_CHOICES, required=False)
+    encoding = forms.ChoiceField(choices=ENCODING_CHOICES, required=False)
 
 
 class MappingForm(forms.Form):
@@ -55,8 +63,21 @@ class MappingForm(forms.Form):
     token = forms.CharField(widget=forms.HiddenInput)
     project = forms.CharField(max_length=200, widget=forms.HiddenInput)
     delimiter = forms.ChoiceField(choices=DELIMITER_CHOICES, required=False)
+    encoding = forms.ChoiceField(choices=ENCODING_CHOICES, required=False)
+    skip_bad_lines = forms.BooleanField(
+        required=False,
+        label="Skip bad lines",
+        help_text="Leave out rows with a problem instead of refusing the file; their line "
+        "numbers are kept on the run for download.",
+    )
     name = forms.CharField(max_length=200, label="Run name")
-    model_name = forms.CharField(max_length=200, required=False, label="Model")
+    model_name = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Model",
+        help_text="Left empty, it is taken from the model column when every row names the "
+        "same model.",
+    )
     dataset = forms.CharField(max_length=200, required=False)
     evaluators = forms.MultipleChoiceField(
         choices=EVALUATOR_CHOICES,
@@ -64,14 +85,23 @@ class MappingForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
     )
 
+    # The server says in words which column is missing; the browser's own "Please select an
+    # item in the list." would say nothing about it.
+    use_required_attribute = False
+
     def __init__(self, *args, columns: list[str], needs_confirmation: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.needs_confirmation = list(needs_confirmation)
         column_choices = [(c, c) for c in columns]
         for field in REQUIRED_FIELDS:
+            label = FIELD_LABELS[field]
             self.fields[f"map_{field}"] = forms.ChoiceField(
                 choices=[("", "— choose a column —"), *column_choices],
-                label=FIELD_LABELS[field],
+                label=label,
+                error_messages={
+                    "required": f"Choose the column that holds the {label.lower()}: every "
+                    "row needs one to be graded."
+                },
             )
         for field in OPTIONAL_FIELDS:
             self.fields[f"map_{field}"] = forms.ChoiceField(

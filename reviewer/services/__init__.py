@@ -70,8 +70,9 @@ from reviewer.services.upload_store import (
     upload_preview,
     upload_store,
     upload_store_path,
+    uploads_purge,
 )
-from reviewer.services.uploads import RunUpload, run_upload
+from reviewer.services.uploads import RunUpload, run_upload, upload_allowed
 
 __all__ = [
     "TokenNameTakenError",
@@ -114,6 +115,8 @@ __all__ = [
     "run_finish_if_done",
     "run_regrade",
     "run_upload",
+    "upload_allowed",
+    "uploads_purge",
     "ruling_apply",
     "ruling_candidates",
     "ruling_undo",

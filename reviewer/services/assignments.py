@@ -75,8 +75,21 @@ def run_assign(
     """
     weights = {user: int(weight) for user, weight in shares.items() if int(weight) > 0}
     with transaction.atomic():
-        run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run.pk)
+        run = (
+            Run.objects.select_for_update(of=("self",), no_key=True)
+            .select_related("project")
+            .get(pk=run.pk)
+        )
         _check_split(run=run, weights=weights, k=reviews_per_flagged_row, scope=scope)
+        # The run's rows before their assignments, in id order, as reviews and rulings take
+        # them: a review holds its row, then marks its assignment done, so taking the
+        # assignments first could deadlock with it.
+        list(
+            Item.objects.filter(run=run)
+            .select_for_update(of=("self",), no_key=True)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
         Assignment.objects.filter(item__run=run, done_at=None).delete()
         rows = list(
             _rows_in_scope(run=run, scope=scope)

@@ -46,7 +46,7 @@ def item_review(
         raise ValueError(f"unknown verdict {verdict!r}; choose one of {ReviewVerdict.values}")
     with transaction.atomic():
         current = (
-            Item.objects.select_for_update(of=("self",))
+            Item.objects.select_for_update(of=("self",), no_key=True)
             .select_related("run__project")
             .get(pk=item.pk)
         )

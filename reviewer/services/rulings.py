@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from grading.pairs import shown_prediction
@@ -47,24 +47,29 @@ def ruling_pair(*, item: Item) -> tuple[str, str]:
 def ruling_apply(*, item: Item, user) -> Ruling:
     """Apply ``item``'s human verdict to its ruling_candidates; the caller checked the role."""
     with transaction.atomic():
-        # The source row first, then the candidates by id: every writer takes rows in an order
-        # that cannot deadlock, and the verdict applied is the one committed.
-        source = (
-            Item.objects.select_for_update(of=("self",))
+        # Every row of the pair, the source among them, is locked in one statement in id
+        # order: the order item_review, ruling_undo and run_assign also take rows in, so two
+        # rulings from different rows of one pair (or a ruling and a review) cannot deadlock.
+        # FOR NO KEY UPDATE lets other transactions insert rows that refer to these
+        # (reviews, audit events) while the lock is held.
+        pair = Item.objects.values("pair_key", "run__project_id").get(pk=item.pk)
+        same_pair = Q(pk=item.pk)
+        if pair["pair_key"]:
+            same_pair |= Q(run__project_id=pair["run__project_id"], pair_key=pair["pair_key"])
+        locked = {
+            row.pk: row
+            for row in Item.objects.filter(same_pair)
+            .select_for_update(of=("self",), no_key=True)
             .select_related("run__project")
-            .get(pk=item.pk)
-        )
+            .order_by("pk")
+        }
+        source = locked[item.pk]
         if source.final_source != Item.FinalSource.HUMAN or source.review_stage:
             raise RulingError(
                 "decide this row first: a ruling applies a verdict a person gave to it"
             )
-        rows = list(
-            ruling_candidates(item=source)
-            .select_for_update(of=("self",))
-            .select_related("run")
-            .order_by("pk")
-            .only("pk", "row_number", "final_verdict", "final_source", "version", "run__name")
-        )
+        candidates = set(ruling_candidates(item=source).values_list("pk", flat=True))
+        rows = [row for pk, row in locked.items() if pk in candidates]
         if not rows:
             raise RulingError("no other row of this project has this gold and prediction undecided")
         gold, prediction = ruling_pair(item=source)
@@ -147,7 +152,7 @@ def ruling_undo(*, ruling: Ruling, user) -> Ruling:
     the ruling with ``rows_restored`` set."""
     with transaction.atomic():
         ruling = (
-            Ruling.objects.select_for_update(of=("self",))
+            Ruling.objects.select_for_update(of=("self",), no_key=True)
             .select_related("project", "source_item__run")
             .get(pk=ruling.pk)
         )
@@ -155,7 +160,7 @@ def ruling_undo(*, ruling: Ruling, user) -> Ruling:
             raise RulingError(f"ruling {ruling.pk} was already undone")
         changes = {change.item_id: change for change in ruling.changes.all()}
         rows = list(
-            Item.objects.select_for_update(of=("self",))
+            Item.objects.select_for_update(of=("self",), no_key=True)
             .select_related("run")
             .filter(pk__in=list(changes))
             .order_by("pk")

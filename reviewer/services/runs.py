@@ -18,9 +18,10 @@ from reviewer.models import Item, Project, Run
 from reviewer.services.grading import grading_enqueue
 from reviewer.services.items_insert import items_insert
 from reviewer.services.msu import msu_enqueue
-from reviewer.services.upload_store import upload_get
+from reviewer.services.upload_store import upload_get, upload_limits
 
 logger = logging.getLogger(__name__)
+MAX_SKIPPED_KEPT = 10_000  # lines listed on a run; the count in the audit event is exact
 
 
 class DuplicateRunError(Exception):
@@ -46,11 +47,16 @@ def run_create(
     dataset: str = "",
     evaluators: Sequence[str] | None = None,
     delimiter: str | None = None,
+    encoding: str | None = None,
+    skip_bad_lines: bool = False,
 ) -> Run:
     """Validate every row of a stored upload, store them as a run of ``project`` and enqueue
     its grading; reviewer.services.uploads.run_upload is the path from a request to here.
 
-    Raises IngestError (nothing is stored) or DuplicateRunError (same file, same project).
+    With ``skip_bad_lines``, rows with a problem are left out and kept on the run as
+    ``skipped_lines``. With no ``model_name``, a mapped model column holding one value names
+    the run's model. Raises IngestError (nothing is stored) or DuplicateRunError (same file,
+    same project).
     """
     stored = upload_get(token=upload_token)
     evaluator_names = checked_evaluators(evaluators)
@@ -76,14 +82,25 @@ def run_create(
             # A concurrent upload of the same file (double click, client retry) won the race.
             run = Run.objects.get(project=project, source_sha256=stored.sha256)
             raise DuplicateRunError(run=run) from None
+        skipped: list[tuple[int, str]] | None = [] if skip_bad_lines else None
         rows = read_rows(
             stored.path,
             mapping=mapping,
             delimiter=delimiter,
             max_field_bytes=settings.MATHJURY_MAX_FIELD_BYTES,
+            encoding=encoding,
+            skipped=skipped,
+            limits=upload_limits(),
         )
         run.total_rows = items_insert(run_id=run.pk, rows=rows)
-        run.save(update_fields=["total_rows"])
+        run.skipped_lines = [
+            {"line": line, "problem": problem} for line, problem in (skipped or [])
+        ][:MAX_SKIPPED_KEPT]
+        if not run.model_name and mapping.get("model"):
+            models = list(run.items.order_by().values_list("model_name", flat=True).distinct()[:2])
+            if len(models) == 1 and models[0].strip():
+                run.model_name = models[0].strip()[:200]
+        run.save(update_fields=["total_rows", "skipped_lines", "model_name"])
         audit_record(
             Action.UPLOAD,
             actor=user,
@@ -96,6 +113,7 @@ def run_create(
                 "sha256": run.source_sha256,
                 "rows": run.total_rows,
                 "evaluators": evaluator_names,
+                "skipped_lines": len(skipped or []),
             },
         )
         transaction.on_commit(partial(grading_enqueue, run_id=run.pk, generation=1))

@@ -8,13 +8,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from grading.reader import IngestError
 from reviewer import access
-from reviewer.models import Run
+from reviewer.models import Project, Run
 from reviewer.services.members import ProjectNameTakenError, project_get_or_create
 from reviewer.services.runs import (
     DuplicateRunError,
@@ -35,6 +36,22 @@ class RunUpload:
     duplicate: bool
 
 
+def upload_allowed(*, project_name: str, user) -> None:
+    """Raise before a file is stored or read unless ``user`` may upload to the project named
+    ``project_name`` (an upload role in it, or a new name, which makes them its owner).
+
+    Raises ProjectNameTakenError for another team's project, PermissionDenied for a role that
+    may not upload. run_upload checks again inside its transaction.
+    """
+    project = Project.objects.filter(name=project_name.strip()).first()
+    if project is None or user is None:
+        return
+    role = access.role_in(user, project)
+    if role is None:
+        raise ProjectNameTakenError(name=project.name)
+    access.require_role(role, access.UPLOAD)
+
+
 def run_upload(
     *,
     stored: StoredUpload,
@@ -47,20 +64,27 @@ def run_upload(
     dataset: str = "",
     evaluators: Sequence[str] | None = None,
     delimiter: str | None = None,
+    encoding: str | None = None,
+    skip_bad_lines: bool = False,
 ) -> RunUpload:
     """Make ``stored`` a run of the project named ``project_name``, created with ``user`` as
     owner if new, and queue it for grading.
 
     ``mapping`` None (nobody to confirm it) takes the guessed mapping; with
     ``guess_other_fields`` the fields it names override the guess for those columns. ``user``
-    None is an operator at the command line; anyone else needs the upload role. Raises
-    IngestError, UnknownEvaluatorsError, ProjectNameTakenError or PermissionDenied after
-    deleting the stored file, with nothing written.
+    None is an operator at the command line; anyone else needs the upload role. ``encoding``
+    is a person's choice for a file that is not UTF-8; with ``skip_bad_lines`` bad rows are
+    left out and listed on the run. Raises IngestError, UnknownEvaluatorsError,
+    ProjectNameTakenError or PermissionDenied after deleting the stored file, with nothing
+    written. The stored file is deleted once the run is committed: its rows are in the
+    database.
     """
     try:
         checked_evaluators(evaluators)
         if mapping is None or guess_other_fields:
-            mapping = _mapping_guessed(stored, delimiter=delimiter, named=mapping or {})
+            mapping = _mapping_guessed(
+                stored, delimiter=delimiter, encoding=encoding, named=mapping or {}
+            )
         with transaction.atomic():
             project = project_get_or_create(name=project_name, user=user)
             if user is not None:
@@ -75,7 +99,10 @@ def run_upload(
                 dataset=dataset,
                 evaluators=evaluators,
                 delimiter=delimiter,
+                encoding=encoding,
+                skip_bad_lines=skip_bad_lines,
             )
+            transaction.on_commit(partial(upload_discard, stored=stored))
     except DuplicateRunError as duplicate:
         upload_discard(stored=stored)
         logger.info("%s is already run %s", stored.filename, duplicate.run.pk)
@@ -87,11 +114,11 @@ def run_upload(
 
 
 def _mapping_guessed(
-    stored: StoredUpload, *, delimiter: str | None, named: Mapping[str, str]
+    stored: StoredUpload, *, delimiter: str | None, encoding: str | None, named: Mapping[str, str]
 ) -> dict[str, str]:
     """The guessed column mapping (grading.reader's alias table and its rule for ``answer``)
     with the ``named`` fields put in; refused without a gold or an output column."""
-    preview = upload_preview(stored=stored, delimiter=delimiter)
+    preview = upload_preview(stored=stored, delimiter=delimiter, encoding=encoding)
     guessed = {f: c for f, c in preview.guessed_mapping.items() if c not in named.values()}
     mapping = {**guessed, **named}
     problems = [

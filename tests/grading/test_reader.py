@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from grading.reader import IngestError, guess_mapping, preview_file, read_rows
+from grading.reader import (
+    EncodingError,
+    IngestError,
+    Limits,
+    guess_mapping,
+    preview_file,
+    read_rows,
+)
 
 MAPPING = {"gold": "gold", "output": "output"}
 MiB = 1024 * 1024
@@ -288,7 +295,172 @@ def test_text_after_a_closing_quote_is_kept_as_spreadsheets_write_it(tmp_path):
     assert row.fields["output"] == "so 1 "
 
 
-def test_undecodable_bytes_on_several_rows_are_each_named(tmp_path):  # C5
-    content = "gold,output\n1,très\n2,two\n3,déjà\n".encode("latin-1")
-    problems = problems_of(write(tmp_path, content))
-    assert [p.split(":")[0] for p in problems] == ["line 2", "line 4"]
+def test_a_windows_1252_file_is_refused_with_that_encoding_offered_never_guessed(
+    tmp_path,
+):  # C5, issue 15
+    # Given what Excel on Windows saves: Windows-1252, with a curly quote and accents
+    content = "gold,output\n1,très\n2,two\n3,“déjà”\n".encode("cp1252")
+    path = write(tmp_path, content)
+    # When it is read without an encoding, it is refused naming the line, the byte and the
+    # encoding that reads every byte of it
+    with pytest.raises(EncodingError) as caught:
+        preview_file(path)
+    assert caught.value.suggested == "cp1252"
+    assert caught.value.problems[0].startswith("line 2: byte 0xE8 is not valid UTF-8")
+    assert "Windows-1252" in caught.value.problems[0]
+    assert problems_of(path)[0].startswith("line 2:")
+    # and when the person chooses that encoding, every character is read as written
+    assert preview_file(path, encoding="cp1252").encoding == "Windows-1252"
+    rows = list(
+        read_rows(path, mapping=MAPPING, delimiter=None, max_field_bytes=MiB, encoding="cp1252")
+    )
+    assert [r.fields["output"] for r in rows] == ["très", "two", "“déjà”"]
+
+
+def test_a_latin_1_file_with_bytes_windows_1252_lacks_is_offered_latin_1(tmp_path):
+    path = write(tmp_path, b"gold,output\n1,caf\xe9 \x81\n")
+    with pytest.raises(EncodingError) as caught:
+        preview_file(path)
+    assert caught.value.suggested == "latin-1"
+
+
+def test_a_header_with_more_columns_than_the_limit_is_refused_on_the_first_line(tmp_path):
+    # Given a 0.9 MB header of 100,000 columns (it held a web worker for 74 s)
+    header = ",".join(f"c{i}" for i in range(100_000)).encode()
+    path = write(tmp_path, header + b"\n" + b"1," * 99_999 + b"1\n")
+    with pytest.raises(IngestError) as caught:
+        preview_file(path, limits=Limits(header_chars=2 * MiB))
+    assert caught.value.problems == ["line 1: the header has 100,000 columns; the limit is 1,000"]
+    # and a header longer than the header limit is refused before it is split at all
+    with pytest.raises(IngestError) as caught:
+        preview_file(path)
+    assert "the header is longer than 65,536 characters" in caught.value.problems[0]
+
+
+def test_a_100_mb_field_is_refused_without_reading_it_into_memory(tmp_path):  # C7
+    import subprocess
+    import sys
+
+    # Given a row whose output is one 100 MB field
+    path = tmp_path / "big.csv"
+    with path.open("wb") as out:
+        out.write(b'gold,output\n1,"')
+        for _ in range(100):
+            out.write(b"x" * MiB)
+        out.write(b'"\n')
+    # When a separate process reads it as an upload is read (its peak memory measured alone)
+    script = (
+        "from grading.reader import IngestError, read_rows\n"
+        "try:\n"
+        f"    list(read_rows({str(path)!r}, mapping={{'gold': 'gold', 'output': 'output'}},"
+        " delimiter=None, max_field_bytes=1048576))\n"
+        "except IngestError as e:\n"
+        "    print(e.problems[0])\n"
+        # VmHWM is this program's own peak (ru_maxrss would include pytest's, from the fork)
+        "print(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    problem, peak_kib = done.stdout.splitlines()
+    # Then the row is refused by its line, and the reader never held the field (the process
+    # peaked far below the 100 MB it would take to hold it once)
+    assert problem.startswith("line 2: the row is longer than 4,259,840 characters")
+    assert int(peak_kib) < 100 * 1024, peak_kib
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        (b"\x1f\x8b\x08\x00" + b"\x00" * 20, "a gzip-compressed file"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 20, "an Excel 97-2003 workbook"),
+        (b"BZh91AY&SY" + b"\x00" * 20, "a bzip2-compressed file"),
+    ],
+)
+def test_a_compressed_file_is_refused_by_what_it_is_whatever_its_name(tmp_path, content, named):
+    path = write(tmp_path, content, name="outputs.csv")
+    with pytest.raises(IngestError) as caught:
+        preview_file(path)
+    assert named in caught.value.problems[0]
+
+
+def test_a_zip_that_is_not_a_workbook_is_refused_by_name(tmp_path):
+    import zipfile
+
+    path = tmp_path / "outputs.csv"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("outputs.csv", "gold,output\n1,1\n")
+    with pytest.raises(IngestError) as caught:
+        preview_file(path)
+    assert caught.value.problems == [
+        "the file is a zip archive, not CSV, JSONL or .xlsx; upload the file inside it"
+    ]
+
+
+def xlsx(tmp_path: Path, rows: list[list], name: str = "outputs.xlsx") -> Path:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.create_sheet("other").append(["ignored"])
+    path = tmp_path / name
+    book.save(path)
+    return path
+
+
+def test_an_xlsx_workbook_is_read_from_its_first_sheet(tmp_path):  # issue 15
+    path = xlsx(
+        tmp_path,
+        [
+            ["id", "gold", "output"],
+            ["a", -4, "so \\boxed{-4}"],
+            ["b", 0.5, None],
+            [None, None, None],
+            ["c", "x^2", "x^2"],
+        ],
+    )
+    preview = preview_file(path)
+    assert (preview.format, preview.encoding) == ("xlsx", "Excel workbook")
+    assert preview.columns == ("id", "gold", "output")
+    rows = rows_of(path)
+    assert [(r.source_line, r.fields["gold"], r.fields["output"]) for r in rows] == [
+        (2, "-4", "so \\boxed{-4}"),
+        (3, "0.5", ""),
+        (5, "x^2", "x^2"),
+    ]
+
+
+def test_an_xlsx_that_expands_to_gigabytes_is_refused_before_it_is_read(tmp_path):  # C12
+    import zipfile
+
+    path = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+        with archive.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as member:
+            zeros = b"0" * MiB
+            for _ in range(600):
+                member.write(zeros)
+    with pytest.raises(IngestError) as caught:
+        preview_file(path)
+    assert "the Excel workbook expands to" in caught.value.problems[0]
+
+
+def test_skipping_bad_lines_keeps_the_good_rows_and_lists_the_others(tmp_path):  # issue 15
+    path = write(tmp_path, b"gold,output\n1,a\n,b\n3,c,extra\n4,d\n")
+    skipped: list = []
+    rows = list(
+        read_rows(path, mapping=MAPPING, delimiter=None, max_field_bytes=MiB, skipped=skipped)
+    )
+    assert [(r.row_number, r.source_line, r.fields["gold"]) for r in rows] == [
+        (1, 2, "1"),
+        (2, 5, "4"),
+    ]
+    assert skipped == [
+        (3, "line 3: the gold answer is empty"),
+        (4, "line 4: expected 2 fields, found 3"),
+    ]

@@ -441,3 +441,87 @@ def test_after_a_random_concurrent_workload_every_row_matches_its_last_audit_ent
         # and every review a call reported as made is there, once
         reviews = Review.objects.filter(item=item).exclude(kind=Review.Kind.RULING)
         assert reviews.count() == work.created[item.pk], item.pk
+
+
+# ---- one lock order: rulings, reviews and splits at once never deadlock ---------------------
+
+
+def _stress_worker(work: Workload, index: int, run_ids: list[int], rng: random.Random) -> None:
+    """Rulings from different source rows of one pair, reviews that decide rows, undos, and
+    splits of the review queue, as fast as one session can send them."""
+    owner = work.users[0]
+    for step in range(40):
+        item_id = rng.choice(work.flagged + work.unflagged)
+        kind = rng.choices(["review", "rule", "undo", "split"], weights=[3, 6, 5, 2])[0]
+        try:
+            if kind == "review":
+                services.item_review(
+                    item=Item(pk=item_id), user=owner, verdict=rng.choice(["correct", "incorrect"])
+                )
+            elif kind == "rule":
+                source = Item.objects.select_related("run__project").get(pk=item_id)
+                ruling = rulings.ruling_apply(item=source, user=owner)
+                with work.lock:
+                    work.rulings_made.append(ruling.pk)
+            elif kind == "undo" and work.rulings_made:
+                ruling = access.ruling_for(owner, rng.choice(list(work.rulings_made)))
+                rulings.ruling_undo(ruling=ruling, user=owner)
+            elif kind == "split":
+                assignments.run_assign(
+                    run=Run.objects.get(pk=rng.choice(run_ids)), shares={owner: 1}, by=owner
+                )
+            work.count(kind)
+        except EXPECTED as error:
+            work.count(type(error).__name__)
+        except Exception as error:  # noqa: BLE001 - a deadlock is what the test reports
+            work.surprises.append(f"thread {index} step {step} ({kind}): {error!r}")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_concurrent_rulings_reviews_and_splits_on_one_pair_never_deadlock(seed):
+    # Given 24 rows of three runs sharing one (gold, prediction) pair, decided automatically
+    owner = UserFactory(username="owner")
+    project = ProjectFactory(created_by=owner)
+    key = pair_key("7", "7.0")
+    runs = [RunFactory(project=project, status=Run.Status.DONE) for _ in range(3)]
+    items = [
+        GradedItemFactory(
+            run=run,
+            gold="7",
+            output="so $\\boxed{7.0}$",
+            pair_key=key,
+            auto_verdict="incorrect",
+            final_verdict="incorrect",
+            final_source=Item.FinalSource.AUTO,
+            grade_state=Item.GradeState.GRADED,
+            needs_review=True,
+        )
+        for run in runs
+        for _ in range(8)
+    ]
+    work = Workload(
+        flagged=[item.pk for item in items[::2]],
+        unflagged=[item.pk for item in items[1::2]],
+        users=[owner],
+        project_id=project.pk,
+        lock=threading.Lock(),
+        rulings_made=[],
+        created=Counter(),
+        outcomes=Counter(),
+        surprises=[],
+    )
+    run_ids = [run.pk for run in runs]
+
+    # When six sessions review, rule from different rows, undo and split at the same time
+    at_once(
+        *(
+            lambda index=index: _stress_worker(
+                work, index, run_ids, random.Random(seed * 100 + index)
+            )
+            for index in range(6)
+        )
+    )
+
+    # Then no call failed with a deadlock (or anything else unexpected)
+    assert work.surprises == [], work.surprises
+    assert work.outcomes["rule"] and work.outcomes["review"], work.outcomes

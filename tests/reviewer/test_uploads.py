@@ -120,11 +120,15 @@ def test_a_viewers_upload_is_refused_and_its_file_deleted(client, settings):
     ProjectFactory(name="Shared", members={viewer: "viewer"})
     client.force_login(viewer)
 
-    # When they upload a file to it
-    response = page_upload(client, GOOD, project="Shared")
+    # When they send a file to it
+    response = client.post(
+        reverse("upload"),
+        {"step": "upload", "project": "Shared", "file": SimpleUploadedFile("o.csv", GOOD)},
+    )
 
-    # Then they are refused and nothing of the file is kept
+    # Then they are refused at once, before the file is stored or previewed
     assert response.status_code == 403
+    assert "First rows" not in response.content.decode()
     assert not Run.objects.exists()
     assert stored_files(settings) == []
 

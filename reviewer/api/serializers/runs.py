@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from grading.evaluators import AVAILABLE as AVAILABLE_EVALUATORS
-from grading.reader import CANONICAL_FIELDS, DELIMITERS
+from grading.reader import CANONICAL_FIELDS, CHOSEN_ENCODINGS, DELIMITERS
 from reviewer.api.serializers.strict import RejectUnknownFields
 from reviewer.models import (
     Run,
@@ -76,7 +76,7 @@ class RunDetailSerializer(RunSerializer):
     progress = serializers.SerializerMethodField()
 
     class Meta(RunSerializer.Meta):
-        fields = [*RunSerializer.Meta.fields, "counts", "progress"]
+        fields = [*RunSerializer.Meta.fields, "skipped_lines", "counts", "progress"]
         read_only_fields = fields
 
     @extend_schema_field(RunCountsSerializer)
@@ -126,10 +126,24 @@ class RunOptionsSerializer(RejectUnknownFields, serializers.Serializer):
         "the column names when left out.",
     )
     delimiter = serializers.ChoiceField(choices=DELIMITERS, required=False)
+    encoding = serializers.ChoiceField(
+        choices=CHOSEN_ENCODINGS,
+        required=False,
+        help_text="For a file that is not UTF-8: the encoding to read it in (a refused file's "
+        "error names the one that fits). Left out, UTF-8 or what a byte-order mark says.",
+    )
+    skip_bad_lines = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Leave out rows with a problem (listed in the run's skipped_lines) instead "
+        "of refusing the file.",
+    )
 
 
 class RunUploadSerializer(RunOptionsSerializer):
-    file = serializers.FileField(help_text="CSV or JSONL, one model output per row.")
+    file = serializers.FileField(
+        help_text="CSV, JSONL or an .xlsx workbook (first sheet), one model output per row."
+    )
 
 
 class RunRowsSerializer(RunOptionsSerializer):

@@ -60,6 +60,8 @@ class RunList(ApiView):
         serializer = serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        # Who may upload here is settled before the file is stored or read.
+        services.upload_allowed(project_name=data["project"], user=request.user)
         if multipart:
             stored = services.upload_store(file=data["file"])
         else:
@@ -74,6 +76,8 @@ class RunList(ApiView):
             dataset=data["dataset"],
             evaluators=data.get("evaluators"),
             delimiter=data.get("delimiter"),
+            encoding=data.get("encoding") or None,
+            skip_bad_lines=data["skip_bad_lines"],
         )
         return Response(
             _run_detail(uploaded.run),

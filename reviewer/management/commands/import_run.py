@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.reader import IngestError
+from grading.reader import CHOSEN_ENCODINGS, EncodingError, IngestError
 from reviewer import services
 
 
@@ -30,6 +30,17 @@ class Command(BaseCommand):
             help="Column of a field, e.g. --map gold=answer (repeat); other fields are guessed.",
         )
         parser.add_argument("--delimiter", default=None, help="CSV delimiter (default: detect).")
+        parser.add_argument(
+            "--encoding",
+            default=None,
+            choices=CHOSEN_ENCODINGS,
+            help="Encoding of a file that is not UTF-8 (default: UTF-8 or its byte-order mark).",
+        )
+        parser.add_argument(
+            "--skip-bad-lines",
+            action="store_true",
+            help="Leave out rows with a problem (kept on the run) instead of refusing the file.",
+        )
         parser.add_argument(
             "--user", default="", help="Username recorded as the uploader (default: none)."
         )
@@ -57,9 +68,14 @@ class Command(BaseCommand):
                 dataset=options["dataset"],
                 evaluators=evaluators,
                 delimiter=options["delimiter"],
+                encoding=options["encoding"],
+                skip_bad_lines=options["skip_bad_lines"],
             )
         except IngestError as error:
-            raise CommandError(f"{file}: " + "\n".join(error.problems)) from None
+            hint = ""
+            if isinstance(error, EncodingError):
+                hint = f"\nIf it is, run again with --encoding {error.suggested}."
+            raise CommandError(f"{file}: " + "\n".join(error.problems) + hint) from None
         except (
             services.UnknownEvaluatorsError,
             services.ProjectNameTakenError,
@@ -71,6 +87,8 @@ class Command(BaseCommand):
             self.stderr.write(f"{file} is already run {run.pk} of project {project}")
         else:
             self.stderr.write(f"run {run.pk}: {run.total_rows} rows queued for grading")
+            for skipped in run.skipped_lines:
+                self.stderr.write(f"skipped: {skipped['problem']}")
         self.stdout.write(str(run.pk))
 
     @staticmethod
