@@ -12,6 +12,7 @@ from celery import shared_task
 
 from reviewer.services import exports
 from reviewer.services.exports.jobs import EXPORT_WRITE_TASK
+from reviewer.services.generation_work import GENERATE_TASK, generation_work
 from reviewer.services.grading import GRADE_CHUNK_TASK, chunk_grade
 
 
@@ -25,3 +26,9 @@ def grade_chunk(run_id: int, generation: int, item_ids: list[int]) -> int:
 def export_run_task(export_id: int) -> int:
     """Write one export's files; a re-delivered task writes them again, a finished one nothing."""
     return exports.export_write(export_id=export_id).rows_done
+
+
+@shared_task(name=GENERATE_TASK)
+def generate_run(run_id: int, dispatch: int) -> int:
+    """One slice of a run's generation (reviewer.services.generation.generation_work)."""
+    return generation_work(run_id=run_id, dispatch=dispatch)

@@ -14,6 +14,7 @@ from grading.reader.columns import (
     guess_mapping,
 )
 from grading.reader.errors import IngestError
+from grading.reader.problems import PROBLEM_FIELDS, ProblemRow, read_problems
 from grading.reader.records import DELIMITERS
 from grading.reader.rows import FilePreview, SourceRow, preview_file, read_rows
 
@@ -22,10 +23,13 @@ __all__ = [
     "COLUMN_ALIASES",
     "DELIMITERS",
     "REQUIRED_FIELDS",
+    "PROBLEM_FIELDS",
     "FilePreview",
     "IngestError",
+    "ProblemRow",
     "SourceRow",
     "guess_mapping",
     "preview_file",
+    "read_problems",
     "read_rows",
 ]
