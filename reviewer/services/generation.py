@@ -27,6 +27,7 @@ from reviewer.services.generation_work import (
     generation_send,
     generation_work,
     grading_finish,
+    grading_recover,
     missing_pairs,
 )
 from reviewer.services.runs import UnknownEvaluatorsError, checked_evaluators
@@ -182,6 +183,7 @@ def generation_resume(*, run: Run, user) -> GenerationJob:
             summary=f"Run “{job.run.name}”: generation resumed (missing pairs only)",
             data={"dispatch": job.dispatch},
         )
+        transaction.on_commit(partial(grading_recover, job.run_id))
         transaction.on_commit(partial(generation_send, job))
     return job
 

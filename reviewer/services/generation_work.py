@@ -62,6 +62,19 @@ def generation_send(job: GenerationJob) -> None:
     )
 
 
+def grading_recover(run_id: int) -> None:
+    """Send grading for rows stored by a task that died before it sent them (after a killed
+    worker). A row whose task is merely still queued is sent twice, which grades it once."""
+    item_ids = list(
+        Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING, grade_attempts=0)
+        .order_by("row_number")
+        .values_list("pk", flat=True)
+    )
+    if item_ids:
+        generation = Run.objects.filter(pk=run_id).values_list("grading_generation", flat=True)[0]
+        grading_enqueue(run_id=run_id, generation=generation, item_ids=item_ids)
+
+
 def grading_finish(run_id: int) -> None:
     run = Run.objects.only("grading_generation").get(pk=run_id)
     run_finish_if_done(run_id=run_id, generation=run.grading_generation)
@@ -187,6 +200,10 @@ def _lease(*, run_id: int, dispatch: int) -> GenerationJob | None:
             if job.status == Status.GENERATING:
                 logger.info("run %s: another task holds the generation", run_id)
                 return None
+        elif job.heartbeat_at and job.status == Status.GENERATING:
+            # The task that held the lease died: rows it stored may never have been sent
+            # to grading.
+            transaction.on_commit(partial(grading_recover, run_id))
         job.status = Status.GENERATING
         job.started_at = job.started_at or now
         job.heartbeat_at = now
