@@ -17,8 +17,9 @@ from reviewer import access
 from reviewer.generation_report import generation_report
 from reviewer.models import Endpoint, GenerationJob
 from reviewer.pages.generation_forms import EndpointForm, GenerateForm, JudgeForm, ProblemSetForm
-from reviewer.services import endpoints, generation, judging, problem_sets, upload_store
+from reviewer.services import endpoints, generation, judging, problem_sets
 from reviewer.services.members import ProjectNameTakenError
+from reviewer.services.upload_store import upload_store
 
 
 @require_http_methods(["GET", "POST"])
@@ -58,7 +59,7 @@ def _post(request, project, step: str, forms: dict) -> tuple[HttpResponse | None
         form = forms["problem_set_form"] = ProblemSetForm(request.POST, request.FILES)
         if not form.is_valid():
             return None, 400
-        stored = upload_store.upload_store(file=form.cleaned_data["file"])
+        stored = upload_store(file=form.cleaned_data["file"])
         try:
             uploaded = problem_sets.problem_set_upload(
                 stored=stored,

@@ -20,7 +20,8 @@ from reviewer.api.serializers import generation as g
 from reviewer.api.views.base import ERROR, ApiView
 from reviewer.generation_report import generation_report
 from reviewer.models import Endpoint, ProblemSet
-from reviewer.services import endpoints, generation, judging, problem_sets, upload_store
+from reviewer.services import endpoints, generation, judging, problem_sets
+from reviewer.services.upload_store import upload_store
 
 
 def _invalid(field: str, message: str) -> ValidationError:
@@ -46,7 +47,7 @@ class ProblemSetList(ApiView):
         project = access.project_for(request.user, project_id, access.UPLOAD)
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        stored = upload_store.upload_store(file=serializer.validated_data["file"])
+        stored = upload_store(file=serializer.validated_data["file"])
         uploaded = problem_sets.problem_set_upload(
             stored=stored,
             project_name=project.name,

@@ -15,8 +15,9 @@ from django.core.management.base import BaseCommand, CommandError
 from grading.reader import IngestError
 from reviewer.generation_report import generation_report
 from reviewer.models import GenerationJob, Run
-from reviewer.services import endpoints, generation, problem_sets, upload_store
+from reviewer.services import endpoints, generation, problem_sets
 from reviewer.services.members import ProjectNameTakenError
+from reviewer.services.upload_store import upload_store_path
 
 
 class Command(BaseCommand):
@@ -83,7 +84,7 @@ class Command(BaseCommand):
                 raise CommandError(f"--template {template}: not math, yesno or a file")
             template = path.read_text("utf-8")
         evaluators = [e.strip() for e in options["evaluators"].split(",") if e.strip()] or None
-        stored = upload_store.upload_store_path(path=problems_file)
+        stored = upload_store_path(path=problems_file)
         try:
             uploaded = problem_sets.problem_set_upload(
                 stored=stored, project_name=options["project"], user=None
