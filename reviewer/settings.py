@@ -288,6 +288,9 @@ MATHJURY_GENERATION_QUEUE = os.environ.get("MATHJURY_GENERATION_QUEUE") or "cele
 MATHJURY_GENERATION_SLICE_SECONDS = _env_float("MATHJURY_GENERATION_SLICE_SECONDS", 120.0)
 # Attempts per request before it fails for good (429, 5xx, time-outs, dropped connections).
 MATHJURY_GENERATION_RETRY_ATTEMPTS = _env_int("MATHJURY_GENERATION_RETRY_ATTEMPTS", 6)
+# A saved endpoint may name the environment variable that holds its API key (--api-key-env):
+# the workers look it up here when they call the server, so that key never enters the database.
+MATHJURY_ENDPOINT_KEY_ENVIRONMENT = os.environ
 # Rows the LLM judge is asked about per task.
 MATHJURY_JUDGE_CHUNK_SIZE = _env_int("MATHJURY_JUDGE_CHUNK_SIZE", 50)
 

@@ -9,7 +9,6 @@ returned by any page, API, export or message: the client redacts it from what se
 from __future__ import annotations
 
 import base64
-import os
 import re
 from decimal import Decimal
 
@@ -139,7 +138,7 @@ def endpoint_config(
     """The client settings of a saved endpoint with its key read (decrypted, or from the
     environment variable it names); raises EndpointSetupError when the key cannot be had."""
     if endpoint.api_key_env:
-        key = os.environ.get(endpoint.api_key_env, "")
+        key = settings.MATHJURY_ENDPOINT_KEY_ENVIRONMENT.get(endpoint.api_key_env, "")
         if not key:
             raise EndpointSetupError(
                 f"the environment variable {endpoint.api_key_env} that should hold the API key "
