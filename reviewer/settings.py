@@ -329,6 +329,19 @@ MATHJURY_EXPORT_DIR = Path(os.environ.get("MATHJURY_EXPORT_DIR") or DATA_DIR / "
 # Exports of at most this many rows can also be streamed straight to the client.
 MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int("MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000)
 
+# Generating runs from model servers (docs/endpoints.md). Generation tasks go to this queue
+# ("celery", the default queue, unless a dedicated worker runs with -Q generation); each task
+# sends requests for at most this many seconds, then queues the next slice.
+MATHJURY_GENERATION_QUEUE = os.environ.get("MATHJURY_GENERATION_QUEUE") or "celery"
+MATHJURY_GENERATION_SLICE_SECONDS = _env_float("MATHJURY_GENERATION_SLICE_SECONDS", 120.0)
+# Attempts per request before it fails for good (429, 5xx, time-outs, dropped connections).
+MATHJURY_GENERATION_RETRY_ATTEMPTS = _env_int("MATHJURY_GENERATION_RETRY_ATTEMPTS", 6)
+# A saved endpoint may name the environment variable that holds its API key (--api-key-env):
+# the workers look it up here when they call the server, so that key never enters the database.
+MATHJURY_ENDPOINT_KEY_ENVIRONMENT = os.environ
+# Rows the LLM judge is asked about per task.
+MATHJURY_JUDGE_CHUNK_SIZE = _env_int("MATHJURY_JUDGE_CHUNK_SIZE", 50)
+
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from reviewer.services import exports
+from reviewer.services import exports, judging
 from reviewer.services.exports.jobs import EXPORT_WRITE_TASK
+from reviewer.services.generation_work import GENERATE_TASK, generation_work
 from reviewer.services.grading import GRADE_CHUNK_TASK, chunk_grade
+from reviewer.services.judging import JUDGE_TASK
 from reviewer.services.msu import MSU_CHUNK_TASK, msu_chunk
 
 
@@ -32,3 +34,15 @@ def export_run_task(export_id: int) -> int:
 def msu_chunk_task(run_id: int, item_ids: list[int]) -> int:
     """Compute MSU for one chunk of a run's rows (reviewer.services.msu.msu_chunk)."""
     return msu_chunk(run_id=run_id, item_ids=item_ids)
+
+
+@shared_task(name=GENERATE_TASK)
+def generate_run(run_id: int, dispatch: int) -> int:
+    """One slice of a run's generation (reviewer.services.generation.generation_work)."""
+    return generation_work(run_id=run_id, dispatch=dispatch)
+
+
+@shared_task(name=JUDGE_TASK)
+def judge_chunk(run_id: int, endpoint_id: int, item_ids: list[int]) -> int:
+    """Ask the LLM judge about one chunk of rows (reviewer.services.judging.judge_chunk)."""
+    return judging.judge_chunk(run_id=run_id, endpoint_id=endpoint_id, item_ids=item_ids)

@@ -31,6 +31,15 @@ urlpatterns = [
     path("projects/<int:project_id>/audit/", pages.project_audit, name="project_audit"),
     path("account/tokens/", pages.api_tokens, name="api_tokens"),
     path("account/tokens/<int:token_id>/revoke/", pages.api_token_revoke, name="api_token_revoke"),
+    # Generating runs from model servers (reviewer.pages.generation).
+    path("generate/", pages.generate, name="generate"),
+    path("endpoints/<int:endpoint_id>/test/", pages.endpoint_test, name="endpoint_test"),
+    path("runs/<int:run_id>/generation/", pages.run_generation, name="run_generation"),
+    path(
+        "runs/<int:run_id>/generation/<str:action>/",
+        pages.run_generation_action,
+        name="run_generation_action",
+    ),
     path("api/", include("reviewer.api.urls")),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -14,6 +14,7 @@ from grading.reader.columns import (
     guess_mapping,
 )
 from grading.reader.errors import IngestError
+from grading.reader.problems import PROBLEM_FIELDS, ProblemRow, read_problems
 from grading.reader.records import (
     CHOSEN_ENCODINGS,
     DEFAULT_LIMITS,
@@ -32,10 +33,13 @@ __all__ = [
     "EncodingError",
     "Limits",
     "REQUIRED_FIELDS",
+    "PROBLEM_FIELDS",
     "FilePreview",
     "IngestError",
+    "ProblemRow",
     "SourceRow",
     "guess_mapping",
     "preview_file",
+    "read_problems",
     "read_rows",
 ]

@@ -25,6 +25,24 @@ urlpatterns = [
         views.ProjectMember.as_view(),
         name="project_member",
     ),
+    # Generation (reviewer.api.views.generation).
+    path(
+        "projects/<int:project_id>/problem-sets/",
+        views.ProblemSetList.as_view(),
+        name="problem_set_list",
+    ),
+    path(
+        "projects/<int:project_id>/endpoints/", views.EndpointList.as_view(), name="endpoint_list"
+    ),
+    path("endpoints/<int:endpoint_id>/test/", views.EndpointTest.as_view(), name="endpoint_test"),
+    path("runs/generate/", views.RunGenerate.as_view(), name="run_generate"),
+    path("runs/<int:run_id>/generation/", views.RunGeneration.as_view(), name="run_generation"),
+    path(
+        "runs/<int:run_id>/generation/<str:action>/",
+        views.RunGenerationAction.as_view(),
+        name="run_generation_action",
+    ),
+    path("runs/<int:run_id>/judge/", views.RunJudge.as_view(), name="run_judge"),
     path("runs/", views.RunList.as_view(), name="run_list"),
     path("runs/compare/", views.RunCompareView.as_view(), name="run_compare"),
     path("runs/<int:run_id>/", views.RunDetail.as_view(), name="run_detail"),

@@ -3,6 +3,14 @@ and reviews. One module per part; every model is importable from here."""
 
 from reviewer.models.audit import AuditEvent
 from reviewer.models.exports import Export
+from reviewer.models.generation import (
+    Endpoint,
+    GeneratedOutput,
+    GenerationJob,
+    JudgeVerdict,
+    Problem,
+    ProblemSet,
+)
 from reviewer.models.items import (
     Evaluation,
     EvaluatorScore,
@@ -25,7 +33,13 @@ __all__ = [
     "AuditEvent",
     "Evaluation",
     "EvaluatorScore",
+    "Endpoint",
     "Export",
+    "GeneratedOutput",
+    "GenerationJob",
+    "JudgeVerdict",
+    "Problem",
+    "ProblemSet",
     "Item",
     "ItemMsu",
     "Membership",

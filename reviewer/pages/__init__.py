@@ -6,11 +6,18 @@ middleware for every view not marked ``login_not_required``.
 - ``runs``: the run list and a run's page; ``items``: the item page; ``upload``: the upload page
 - ``team``: queue split, rulings, the audit trail; ``members``: a project's members
 - ``stats``: statistics and comparison; ``exports``: the export form, progress and files
+- ``generation``: problem sets, endpoints, generating a run, a run's generation section
 - ``health``: the health check; ``login``: the locked-out login page
 - ``tokens``: the user's personal API tokens
 """
 
 from reviewer.pages.exports import export_create, export_detail, export_file
+from reviewer.pages.generation import (
+    endpoint_test,
+    generate,
+    run_generation,
+    run_generation_action,
+)
 from reviewer.pages.health import healthz
 from reviewer.pages.items import item_detail
 from reviewer.pages.login import locked_out_page
@@ -25,6 +32,10 @@ from reviewer.pages.upload import run_skipped_lines, upload
 __all__ = [
     "api_token_revoke",
     "api_tokens",
+    "endpoint_test",
+    "generate",
+    "run_generation",
+    "run_generation_action",
     "export_create",
     "export_detail",
     "export_file",

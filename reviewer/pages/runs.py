@@ -20,8 +20,8 @@ from reviewer.models import Evaluation, Item, Run
 from reviewer.pages.forms import RegradeForm
 from reviewer.pages.htmx import page_or_partial
 from reviewer.pages.item_filters import item_filters_from
-from reviewer.pages.msu import run_msu_context
 from reviewer.pages.items import shown_answer
+from reviewer.pages.msu import run_msu_context
 
 RUN_PAGE_SIZE = 50
 

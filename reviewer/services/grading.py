@@ -16,12 +16,20 @@ from grading.pairs import pair_key_of
 from grading.types import GradedSample, Sample
 from reviewer.audit import Action, audit_event, audit_record, audit_record_many, verdict_change_data
 from reviewer.celery import app as celery_app
-from reviewer.models import Evaluation, EvaluatorScore, Item, Run, evaluator_scores_text
+from reviewer.models import (
+    Evaluation,
+    EvaluatorScore,
+    GenerationJob,
+    Item,
+    Run,
+    evaluator_scores_text,
+)
 from reviewer.services.batches import batches
 
 logger = logging.getLogger(__name__)
 
 GRADE_CHUNK_TASK = "reviewer.grade_chunk"  # reviewer.tasks.grade_chunk
+GENERATING = (GenerationJob.Status.QUEUED, GenerationJob.Status.GENERATING)
 
 
 def grading_attempt_start(*, run_id: int, generation: int, item_ids: Sequence[int]) -> list[Item]:
@@ -203,6 +211,8 @@ def run_finish_if_done(*, run_id: int, generation: int) -> bool:
             return run.status == Run.Status.DONE
         if run.items.filter(grade_state=Item.GradeState.PENDING).exists():
             return False
+        if GenerationJob.objects.filter(run_id=run_id, status__in=GENERATING).exists():
+            return False  # more rows are on their way (reviewer.services.generation)
         run.status = Run.Status.DONE
         run.grading_finished_at = timezone.now()
         run.save(update_fields=["status", "grading_finished_at"])
@@ -263,14 +273,16 @@ def chunk_grade(*, run_id: int, generation: int, item_ids: Sequence[int]) -> int
     return saved
 
 
-def grading_enqueue(*, run_id: int, generation: int) -> None:
-    """Send one grading task per chunk of pending items (called after commit). Tasks are sent
-    by name, so services never import reviewer.tasks."""
-    item_ids = list(
-        Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING)
-        .order_by("row_number")
-        .values_list("pk", flat=True)
-    )
+def grading_enqueue(*, run_id: int, generation: int, item_ids: Sequence[int] | None = None) -> None:
+    """Send one grading task per chunk of pending items (called after commit), or of
+    ``item_ids`` only (a generated run's rows as they arrive). Tasks are sent by name, so
+    services never import reviewer.tasks."""
+    if item_ids is None:
+        item_ids = list(
+            Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING)
+            .order_by("row_number")
+            .values_list("pk", flat=True)
+        )
     # One producer for all chunks: a connection per message costs more than the message.
     with celery_app.producer_or_acquire() as producer:
         for chunk in batches(item_ids, settings.MATHJURY_CHUNK_SIZE):

@@ -4,6 +4,15 @@ module per resource: projects, runs, items, team review, exports."""
 
 from reviewer.api.views.base import ApiView, TokenView
 from reviewer.api.views.exports import ExportDetail, ExportDownload, RunExports, RunExportStream
+from reviewer.api.views.generation import (
+    EndpointList,
+    EndpointTest,
+    ProblemSetList,
+    RunGenerate,
+    RunGeneration,
+    RunGenerationAction,
+    RunJudge,
+)
 from reviewer.api.views.items import ItemDetail, ItemList, ItemReviews
 from reviewer.api.views.projects import ProjectDetail, ProjectList, ProjectMember, ProjectMembers
 from reviewer.api.views.runs import RunCompareView, RunDetail, RunList, RunRegrade, RunStatsView
@@ -16,6 +25,13 @@ from reviewer.api.views.team import (
 )
 
 __all__ = [
+    "EndpointList",
+    "EndpointTest",
+    "ProblemSetList",
+    "RunGenerate",
+    "RunGeneration",
+    "RunGenerationAction",
+    "RunJudge",
     "ApiView",
     "ExportDetail",
     "ExportDownload",

@@ -1,0 +1,377 @@
+"""The workers' side of generating a run: one slice of requests per task.
+
+Each ``reviewer.generate_run`` task takes the job's lease (a heartbeat), computes the missing
+(problem, sample) pairs, asks for them with grading.llm.complete_many up to the job's
+concurrency, stores each outcome in its own transaction the moment it lands, and sends grading
+tasks for what arrived, chunk by chunk. After MATHJURY_GENERATION_SLICE_SECONDS it stops
+sending, stores what is in flight and queues the next slice, so no task outlives its time
+limit. A task of an earlier dispatch (before a resume) or one redelivered while another holds
+a fresh lease does nothing; a pair already stored is skipped by the unique constraints.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from grading.llm import (
+    ChatOutcome,
+    ChatRequest,
+    Completion,
+    EndpointClient,
+    ErrorKind,
+    PromptTemplate,
+    RetryPolicy,
+    SamplingParams,
+    chat_messages,
+    complete_many,
+)
+from reviewer.celery import app as celery_app
+from reviewer.models import GeneratedOutput, GenerationJob, Item, Problem, Run
+from reviewer.services.endpoints import EndpointSetupError, endpoint_config
+from reviewer.services.grading import grading_enqueue, run_finish_if_done
+
+logger = logging.getLogger(__name__)
+
+GENERATE_TASK = "reviewer.generate_run"  # reviewer.tasks.generate_run
+Status = GenerationJob.Status
+LEASE_SECONDS = 30  # a task whose heartbeat is older than this is taken to be dead
+
+
+def generation_send(job: GenerationJob) -> None:
+    """Send the job's next slice (after commit), by name, on the generation queue."""
+    slice_s = settings.MATHJURY_GENERATION_SLICE_SECONDS
+    # The slice stops sending at its deadline; what is in flight may still retry a few times.
+    hard = int(slice_s + 4 * job.timeout_s + 120)
+    celery_app.send_task(
+        GENERATE_TASK,
+        args=(job.run_id, job.dispatch),
+        queue=settings.MATHJURY_GENERATION_QUEUE,
+        time_limit=hard,
+        soft_time_limit=hard - 30,
+    )
+
+
+def grading_recover(run_id: int) -> None:
+    """Send grading for rows stored by a task that died before it sent them (after a killed
+    worker). A row whose task is merely still queued is sent twice, which grades it once."""
+    item_ids = list(
+        Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING, grade_attempts=0)
+        .order_by("row_number")
+        .values_list("pk", flat=True)
+    )
+    if item_ids:
+        generation = Run.objects.filter(pk=run_id).values_list("grading_generation", flat=True)[0]
+        grading_enqueue(run_id=run_id, generation=generation, item_ids=item_ids)
+
+
+def grading_finish(run_id: int) -> None:
+    run = Run.objects.only("grading_generation").get(pk=run_id)
+    run_finish_if_done(run_id=run_id, generation=run.grading_generation)
+
+
+def missing_pairs(*, job: GenerationJob) -> Iterator[tuple[Problem, tuple[int, ...]]]:
+    """Each problem with the samples of it not stored yet, in the file's order."""
+    stored: dict[int, set[int]] = {}
+    for problem_id, sample in GeneratedOutput.objects.filter(run_id=job.run_id).values_list(
+        "problem_id", "sample_index"
+    ):
+        stored.setdefault(problem_id, set()).add(sample)
+    # Pages by position, not a server-side cursor: the caller commits between items.
+    problems = Problem.objects.filter(problem_set_id=job.problem_set_id).order_by("position")
+    last = -1
+    while page := list(problems.filter(position__gt=last)[:2000]):
+        last = page[-1].position
+        for problem in page:
+            have = stored.get(problem.pk, set())
+            samples = tuple(s for s in range(job.samples) if s not in have)
+            if samples:
+                yield problem, samples
+
+
+@dataclass
+class _Slice:
+    """One task's share of the work, and what it has seen."""
+
+    job: GenerationJob
+    deadline: float
+    stop_reason: str = ""  # why it stopped sending early: "dispatch", "cancelled", "failed", ...
+    message: str = ""
+    consecutive_failures: int = 0
+    stored_any: bool = False
+    checked_at: float = 0.0
+    to_grade: list[int] = field(default_factory=list)
+    graded_sent_at: float = field(default_factory=time.monotonic)
+
+    def cancelled(self) -> bool:
+        """Checked by complete_many before it sends more: a resume, a cancel, the deadline."""
+        if self.stop_reason:
+            return True
+        if time.monotonic() >= self.deadline:
+            self.stop_reason = "deadline"
+            return True
+        if time.monotonic() - self.checked_at >= 0.5:
+            self.checked_at = time.monotonic()
+            current = GenerationJob.objects.filter(pk=self.job.pk).values("dispatch", "status")[0]
+            if current["dispatch"] != self.job.dispatch:
+                self.stop_reason = "dispatch"
+            elif current["status"] == Status.CANCELLED:
+                self.stop_reason = "cancelled"
+            else:
+                GenerationJob.objects.filter(pk=self.job.pk).update(heartbeat_at=timezone.now())
+        return bool(self.stop_reason)
+
+
+def generation_work(*, run_id: int, dispatch: int) -> int:
+    """One slice of a run's generation (the task's work); returns how many outputs it stored.
+
+    A task of an earlier dispatch, or one redelivered while another still holds the job's
+    lease (a heartbeat under LEASE_SECONDS old), does nothing.
+    """
+    job = _lease(run_id=run_id, dispatch=dispatch)
+    if job is None:
+        return 0
+    work = _Slice(
+        job=job,
+        deadline=time.monotonic() + settings.MATHJURY_GENERATION_SLICE_SECONDS,
+    )
+    try:
+        config = endpoint_config(
+            endpoint=job.endpoint, model=job.run.model_name, timeout_s=job.timeout_s
+        )
+    except EndpointSetupError as error:
+        _end(job, Status.FAILED, str(error))
+        return 0
+    template = PromptTemplate(name=job.template_name, text=job.template_text)
+    requests = (
+        ChatRequest(
+            key=problem,
+            messages=chat_messages(template, problem.problem, job.system_prompt),
+            samples=samples,
+        )
+        for problem, samples in missing_pairs(job=job)
+    )
+    sampling = SamplingParams(
+        temperature=job.temperature,
+        top_p=job.top_p,
+        max_tokens=job.max_tokens,
+        seed=job.seed,
+        stop=tuple(job.stop),
+    )
+    stored = 0
+    retry = RetryPolicy(max_attempts=settings.MATHJURY_GENERATION_RETRY_ATTEMPTS)
+    with EndpointClient(config, retry) as client:
+        for outcome in complete_many(
+            client,
+            requests,
+            concurrency=job.concurrency,
+            sampling=sampling,
+            cancelled=work.cancelled,
+        ):
+            stored += _outcome_store(work, outcome)
+            _grade_arrived(work, force=False)
+    _grade_arrived(work, force=True)
+    _slice_end(work)
+    return stored
+
+
+def _lease(*, run_id: int, dispatch: int) -> GenerationJob | None:
+    with transaction.atomic():
+        job = (
+            GenerationJob.objects.select_for_update(of=("self",))
+            .select_related("run", "endpoint")
+            .filter(run_id=run_id)
+            .first()
+        )
+        if job is None or job.dispatch != dispatch or not job.active:
+            return None
+        now = timezone.now()
+        if job.heartbeat_at and now - job.heartbeat_at < timedelta(seconds=LEASE_SECONDS):
+            if job.status == Status.GENERATING:
+                logger.info("run %s: another task holds the generation", run_id)
+                return None
+        elif job.heartbeat_at and job.status == Status.GENERATING:
+            # The task that held the lease died: rows it stored may never have been sent
+            # to grading.
+            transaction.on_commit(partial(grading_recover, run_id))
+        job.status = Status.GENERATING
+        job.started_at = job.started_at or now
+        job.heartbeat_at = now
+        job.save(update_fields=["status", "started_at", "heartbeat_at"])
+    return job
+
+
+def _outcome_store(work: _Slice, outcome: ChatOutcome) -> int:
+    """Store what one request brought, in one transaction; returns how many pairs were new."""
+    job = work.job
+    problem: Problem = outcome.request.key
+    if outcome.error is not None:
+        kind = str(outcome.error.kind)
+        with transaction.atomic():
+            locked = GenerationJob.objects.select_for_update().get(pk=job.pk)
+            locked.requests_sent += 1
+            locked.requests_failed += 1
+            locked.errors = dict(Counter(locked.errors) + Counter({kind: 1}))
+            locked.heartbeat_at = timezone.now()
+            locked.save(
+                update_fields=["requests_sent", "requests_failed", "errors", "heartbeat_at"]
+            )
+        logger.warning("run %s, problem %s: %s", job.run_id, problem.position, outcome.error)
+        _judge_failure(work, outcome.error)
+        return 0
+    work.consecutive_failures = 0
+    new = 0
+    with transaction.atomic():
+        _commit_without_waiting_for_disk()
+        for completion in outcome.completions:
+            item_id = _pair_store(job, problem, completion)
+            if item_id is not None:
+                work.to_grade.append(item_id)
+                new += 1
+        GenerationJob.objects.filter(pk=job.pk).update(
+            requests_sent=F("requests_sent") + 1,
+            retries=F("retries") + sum(c.attempts - 1 for c in outcome.completions),
+            heartbeat_at=timezone.now(),
+        )
+    work.stored_any = work.stored_any or new > 0
+    return new
+
+
+def _commit_without_waiting_for_disk() -> None:
+    """One commit per answer would otherwise wait for a disk flush each (tens of ms on a busy
+    disk). A killed worker still loses nothing committed; a PostgreSQL crash can lose the
+    last fraction of a second of answers, which are then missing pairs that resume asks
+    for again, never half-stored ones."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+
+
+def _pair_store(job: GenerationJob, problem: Problem, completion: Completion) -> int | None:
+    """The new item's id, or None when the pair was already stored (by an earlier delivery)."""
+    extra: dict[str, object] = {
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "latency_s": round(completion.latency_s, 3),
+    }
+    if problem.level:
+        extra["level"] = problem.level
+    if completion.reasoning:
+        extra["reasoning"] = completion.reasoning
+    try:
+        with transaction.atomic():
+            item = Item.objects.create(
+                run_id=job.run_id,
+                row_number=problem.position * job.samples + completion.sample + 1,
+                source_line=problem.source_line,
+                external_id=problem.external_id,
+                problem=problem.problem,
+                gold=problem.gold,
+                output=completion.text.replace("\x00", ""),
+                model_name=(completion.model or job.run.model_name)[:200],
+                subject=problem.subject,
+                sample_index=completion.sample,
+                finish_reason=(completion.finish_reason or "")[:200],
+                extra=extra,
+            )
+            GeneratedOutput.objects.create(
+                run_id=job.run_id,
+                item=item,
+                problem=problem,
+                sample_index=completion.sample,
+                prompt_tokens=completion.prompt_tokens,
+                completion_tokens=completion.completion_tokens,
+                usage_shared_by=completion.usage_shared_by,
+                latency_s=completion.latency_s,
+                attempts=completion.attempts,
+                reasoning=completion.reasoning.replace("\x00", ""),
+            )
+    except IntegrityError:
+        return None
+    return item.pk
+
+
+def _judge_failure(work: _Slice, error) -> None:
+    """Stop sending when more requests would fail the same way: a refused key, a request the
+    server refuses before anything succeeded (unknown model), or an outage."""
+    work.consecutive_failures += 1
+    if error.kind == ErrorKind.AUTHENTICATION or (
+        error.kind == ErrorKind.BAD_REQUEST and not work.stored_any
+    ):
+        work.stop_reason, work.message = "failed", str(error)
+    elif work.consecutive_failures >= max(3, work.job.concurrency):
+        work.stop_reason = "outage"
+        work.message = (
+            f"{work.consecutive_failures} requests in a row failed for good ({error.kind}); "
+            f"the last: {error}. Nothing received is lost: resume when the server is back."
+        )
+
+
+def _grade_arrived(work: _Slice, *, force: bool) -> None:
+    """Send grading tasks for the items stored since the last call, a chunk at a time."""
+    due = len(work.to_grade) >= settings.MATHJURY_CHUNK_SIZE or (
+        work.to_grade and time.monotonic() - work.graded_sent_at >= 2.0
+    )
+    if not work.to_grade or not (force or due):
+        return
+    generation = Run.objects.filter(pk=work.job.run_id).values_list(
+        "grading_generation", flat=True
+    )[0]
+    grading_enqueue(run_id=work.job.run_id, generation=generation, item_ids=work.to_grade)
+    work.to_grade = []
+    work.graded_sent_at = time.monotonic()
+
+
+def _slice_end(work: _Slice) -> None:
+    """Decide what follows the slice: the next slice, or the end of the generation."""
+    job = work.job
+    if work.stop_reason in ("dispatch", "cancelled"):
+        return  # a newer task, or the cancel, owns what follows
+    if work.stop_reason == "failed":
+        _end(job, Status.FAILED, work.message)
+    elif work.stop_reason == "outage":
+        _end(job, Status.INCOMPLETE, work.message)
+    elif work.stop_reason == "deadline":
+        with transaction.atomic():
+            current = GenerationJob.objects.select_for_update().get(pk=job.pk)
+            if current.dispatch == job.dispatch and current.active:
+                current.heartbeat_at = None  # the next slice may take the lease at once
+                current.save(update_fields=["heartbeat_at"])
+                transaction.on_commit(partial(generation_send, current))
+    else:
+        missing = sum(len(samples) for _, samples in missing_pairs(job=job))
+        if missing:
+            failed = GenerationJob.objects.get(pk=job.pk).errors
+            kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(failed.items()))
+            _end(
+                job,
+                Status.INCOMPLETE,
+                f"{missing} pairs are missing after requests failed for good ({kinds}); "
+                "resume to ask for them again",
+            )
+        else:
+            _end(job, Status.DONE, "")
+
+
+def _end(job: GenerationJob, status: str, message: str) -> None:
+    with transaction.atomic():
+        current = GenerationJob.objects.select_for_update().get(pk=job.pk)
+        if current.dispatch != job.dispatch or not current.active:
+            return
+        current.status = status
+        current.error_message = message
+        current.finished_at = timezone.now()
+        current.heartbeat_at = None
+        current.save(update_fields=["status", "error_message", "finished_at", "heartbeat_at"])
+        transaction.on_commit(partial(grading_finish, job.run_id))
+    logger.info("run %s: generation %s %s", job.run_id, status, message)
