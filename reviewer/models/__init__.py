@@ -3,6 +3,7 @@ and reviews. One module per part; every model is importable from here."""
 
 from reviewer.models.audit import AuditEvent
 from reviewer.models.exports import Export
+from reviewer.models.grading import GradingChunk
 from reviewer.models.items import (
     Evaluation,
     EvaluatorScore,
@@ -23,6 +24,7 @@ __all__ = [
     "Evaluation",
     "EvaluatorScore",
     "Export",
+    "GradingChunk",
     "Item",
     "Membership",
     "Project",
