@@ -3,14 +3,12 @@ killing their worker), saving results idempotently, and finishing the run."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Sequence
-from functools import partial
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import Count, DateTimeField, F, JSONField, Q
+from django.db import transaction
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from grading.pairs import pair_key_of
@@ -18,33 +16,9 @@ from grading.types import GradedSample
 from reviewer.audit import Action, audit_event, audit_record, audit_record_many, verdict_change_data
 from reviewer.models import Evaluation, EvaluatorScore, Item, Run, evaluator_scores_text
 from reviewer.services.grading.chunks import chunk_lease_take
+from reviewer.services.grading.writes import evaluations_write, items_results_write
 
 logger = logging.getLogger(__name__)
-
-# The item columns a result sets (besides the final verdict, which a human decision keeps).
-_ITEM_RESULT_FIELDS = (
-    "grade_state",
-    "graded_generation",
-    "graded_at",
-    "answer_type",
-    "auto_verdict",
-    "needs_review",
-    "evaluators_disagree",
-    "review_reasons",
-    "evaluator_scores",
-    "pair_key",
-)
-_EVALUATION_FIELDS = (
-    "evaluator_version",
-    "status",
-    "verdict",
-    "extracted",
-    "extracted_latex",
-    "gold_latex",
-    "ms",
-    "signals",
-    "detail",
-)
 
 
 def grading_attempt_start(
@@ -121,12 +95,12 @@ def grading_results_save(
             if final_verdict and final_source != Item.FinalSource.HUMAN:
                 auto_before[item_id] = final_verdict
         results = [(item_id, graded) for item_id, graded in results if item_id in golds]
-        _items_update(
+        items_results_write(
             [
                 (
                     item_id,
                     {
-                        "grade_state": Item.GradeState.GRADED,
+                        "grade_state": Item.GradeState.GRADED.value,
                         "graded_generation": generation,
                         "graded_at": now,
                         "answer_type": str(graded.answer_type),
@@ -154,99 +128,27 @@ def grading_results_save(
             Evaluation.objects.filter(item_id__in=item_ids).exclude(
                 evaluator__in=run.evaluators
             ).delete()
-        _evaluations_upsert(
+        evaluations_write(
             [
-                (
-                    item_id,
-                    e.evaluator,
-                    {
-                        "evaluator_version": e.version,
-                        "status": str(e.status),
-                        "verdict": str(e.verdict) if e.verdict else "",
-                        "extracted": e.extracted,
-                        "extracted_latex": e.extracted_latex,
-                        "gold_latex": e.gold_latex,
-                        "ms": e.ms,
-                        "signals": list(e.signals),
-                        "detail": e.detail,
-                    },
-                )
+                {
+                    "item_id": item_id,
+                    "evaluator": e.evaluator,
+                    "evaluator_version": e.version,
+                    "status": str(e.status),
+                    "verdict": str(e.verdict) if e.verdict else "",
+                    "extracted": e.extracted,
+                    "extracted_latex": e.extracted_latex,
+                    "gold_latex": e.gold_latex,
+                    "ms": e.ms,
+                    "signals": list(e.signals),
+                    "detail": e.detail,
+                }
                 for item_id, graded in results
                 for e in graded.evaluations
             ]
         )
         audit_record_many(_auto_verdict_changes(run=run, before=auto_before, results=results))
     return len(results)
-
-
-def _items_update(rows: list[tuple[int, dict]]) -> None:
-    """Set each item's result columns, and its final verdict unless a human decided it: one
-    UPDATE per row, so a human decision committed meanwhile is never replaced."""
-    quote = connection.ops.quote_name
-    final_verdict, final_source = quote("final_verdict"), quote("final_source")
-    human = f"{final_source} = '{Item.FinalSource.HUMAN}'"
-    columns = _columns(Item, _ITEM_RESULT_FIELDS)
-    assignments = [f"{quote(column)} = {placeholder}" for column, placeholder, _ in columns]
-    assignments += [
-        f"{final_verdict} = CASE WHEN {human} THEN {final_verdict} ELSE %s END",
-        f"{final_source} = CASE WHEN {human} THEN {final_source} "
-        f"ELSE '{Item.FinalSource.AUTO}' END",
-    ]
-    table, pk = quote(Item._meta.db_table), quote(Item._meta.pk.column)
-    sql = f"UPDATE {table} SET {', '.join(assignments)} WHERE {pk} = %s"  # noqa: S608 (names from the model)
-    params = [
-        [prepare(values[name]) for _, _, (name, prepare) in columns]
-        + [values["auto_verdict"], item_id]
-        for item_id, values in rows
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
-
-
-def _evaluations_upsert(rows: list[tuple[int, str, dict]]) -> None:
-    """Insert each (item, evaluator) evaluation, or overwrite the one a delivery before wrote."""
-    if not rows:
-        return
-    quote = connection.ops.quote_name
-    columns = _columns(Evaluation, _EVALUATION_FIELDS)
-    names = ["item_id", "evaluator", *(column for column, _, _ in columns)]
-    placeholders = ["%s", "%s", *(placeholder for _, placeholder, _ in columns)]
-    updates = ", ".join(f"{quote(c)} = excluded.{quote(c)}" for c, _, _ in columns)
-    table, values = quote(Evaluation._meta.db_table), ", ".join(placeholders)
-    sql = f"INSERT INTO {table} ({', '.join(map(quote, names))}) VALUES ({values}) "  # noqa: S608 (names from the model)
-    sql += f"ON CONFLICT (item_id, evaluator) DO UPDATE SET {updates}"
-    params = [
-        [item_id, evaluator, *(prepare(values[name]) for _, _, (name, prepare) in columns)]
-        for item_id, evaluator, values in rows
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
-
-
-def _columns(model, names: tuple[str, ...]) -> list[tuple[str, str, tuple]]:
-    """(column, placeholder, (field name, prepare)) for raw statements: JSON is encoded here
-    (Django's per-value preparation costs more than the statement) and cast on PostgreSQL;
-    dates go through Django; text, numbers and booleans as they are."""
-    columns = []
-    for name in names:
-        field = model._meta.get_field(name)
-        placeholder, prepare = "%s", _as_is
-        if isinstance(field, JSONField):
-            prepare = _json
-            if connection.vendor == "postgresql":
-                placeholder = "%s::jsonb"
-        elif isinstance(field, DateTimeField):
-            prepare = partial(field.get_db_prep_save, connection=connection)
-        columns.append((field.column, placeholder, (name, prepare)))
-    return columns
-
-
-def _as_is(value):
-    return value
-
-
-def _json(value) -> str:
-    return json.dumps(value)  # as JSONField writes it
 
 
 def _auto_verdict_changes(*, run: Run, before: dict[int, str], results) -> Iterable:
