@@ -28,7 +28,15 @@ from django.utils import timezone
 
 from reviewer import access
 from reviewer.item_filters import MSU_HIGH, MSU_LOW, ItemFilters
-from reviewer.models import Assignment, EvaluatorScore, Item, Project, Run, Verdict
+from reviewer.models import (
+    Assignment,
+    EvaluatorScore,
+    GradingChunk,
+    Item,
+    Project,
+    Run,
+    Verdict,
+)
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
 # Knuth's multiplicative hash: consecutive ids land in unrelated buckets 0..99, the same in
@@ -322,3 +330,59 @@ def _queue_rank() -> Case:
 
 def _ordering(filters: ItemFilters) -> list[str]:
     return ["row_number"] if filters.order == "row" else ["queue_rank", "row_number"]
+
+
+@dataclass(frozen=True)
+class GradingHealth:
+    """What the run page says about the workers while rows wait (see GradingChunk)."""
+
+    heartbeat_age: float | None  # seconds since a worker last reported on this run's rows
+    worker_age: float | None  # seconds since any worker last reported on any run
+    problem: str  # "", "no_worker", "worker_silent" (its rows will be re-sent), "waiting"
+    resent_rows: int  # rows of this grading re-sent by the reconciler
+    resent_reason: str
+    resent_at: object | None
+
+
+def run_grading_health(*, run: Run) -> GradingHealth:
+    """Heartbeats and re-sends of the run's current grading, in three queries."""
+    chunks = GradingChunk.objects.filter(run=run, generation=run.grading_generation)
+    now = timezone.now()
+    row = chunks.aggregate(
+        heartbeat=Max("heartbeat_at"),
+        running=Count("pk", filter=Q(state=GradingChunk.State.RUNNING)),
+    )
+    any_heartbeat = GradingChunk.objects.aggregate(latest=Max("heartbeat_at"))["latest"]
+    resent = list(
+        chunks.filter(origin__in=_RESENT)
+        .order_by("-sent_at")
+        .values_list("origin", "sent_at", "item_ids")
+    )
+
+    def age(moment) -> float | None:
+        return (now - moment).total_seconds() if moment else None
+
+    heartbeat_age, worker_age = age(row["heartbeat"]), age(any_heartbeat)
+    stale = settings.MATHJURY_GRADING_STALE_SECONDS
+    problem = ""
+    if worker_age is None or worker_age > max(stale, STALL_SECONDS):
+        problem = "no_worker"
+    elif row["running"] and heartbeat_age is not None and heartbeat_age > stale:
+        problem = "worker_silent"
+    elif not row["running"]:
+        problem = "waiting"
+    return GradingHealth(
+        heartbeat_age=heartbeat_age,
+        worker_age=worker_age,
+        problem=problem,
+        resent_rows=sum(len(ids) for _, _, ids in resent),
+        resent_reason=GradingChunk.Origin(resent[0][0]).label if resent else "",
+        resent_at=resent[0][1] if resent else None,
+    )
+
+
+_RESENT = (
+    GradingChunk.Origin.NO_MESSAGE,
+    GradingChunk.Origin.WORKER_LOST,
+    GradingChunk.Origin.UNSENT,
+)

@@ -199,12 +199,21 @@ FILE_UPLOAD_HANDLERS = [
 FILE_UPLOAD_TEMP_DIR = os.environ.get("FILE_UPLOAD_TEMP_DIR") or None
 DATA_UPLOAD_MAX_NUMBER_FILES = 10
 
-# Grading.
-MATHJURY_CHUNK_SIZE = _env_int("MATHJURY_CHUNK_SIZE", 100)
+# Grading. A run is split into about MATHJURY_CHUNK_TARGET chunks (so every worker gets a
+# share) of at most MATHJURY_CHUNK_SIZE rows; a chunk saves its rows in batches of about a
+# second of work and sends what it has not reached on as a new chunk before its time limit.
+MATHJURY_CHUNK_SIZE = _env_int("MATHJURY_CHUNK_SIZE", 500)
+MATHJURY_CHUNK_TARGET = 16
+MATHJURY_CHUNK_MIN = 20
 MATHJURY_GRADING_TIMEOUT = _env_float("MATHJURY_GRADING_TIMEOUT", 5.0)
 MATHJURY_GRADING_MEMORY_MB = _env_int("MATHJURY_GRADING_MEMORY_MB", 1024)
 MATHJURY_GRADING_WORKERS = _env_int("MATHJURY_GRADING_WORKERS", 1)
 MATHJURY_MAX_GRADE_ATTEMPTS = 3
+# A chunk whose worker has not reported for this long is lost: ``manage.py reconcile`` (run
+# every MATHJURY_RECONCILE_SECONDS by bin/start and docker-compose) sends its rows again. A
+# queued chunk is lost when the broker holds no message and it was sent this long ago.
+MATHJURY_GRADING_STALE_SECONDS = _env_int("MATHJURY_GRADING_STALE_SECONDS", 60)
+MATHJURY_RECONCILE_SECONDS = _env_int("MATHJURY_RECONCILE_SECONDS", 60)
 
 # Review: the share of unflagged graded rows (in percent) put in the review queue as a spot
 # check, so the error rate of the evaluators' consensus can be estimated. Deployments that set
@@ -258,14 +267,15 @@ if MATHJURY_EMBEDDING_MODEL and MATHJURY_EMBEDDING_BASE_URL:
         "(an /embeddings endpoint), not both"
     )
 
-# Celery (read by reviewer.celery through the CELERY_ namespace). A chunk's hard limit
-# covers every row hitting its own time-out plus start-up; the broker's visibility time-out
-# is kept above twice that, so a slow task is never delivered to a second worker.
+# Celery (read by reviewer.celery through the CELERY_ namespace). A grading chunk stops
+# starting batches before its soft limit and sends its unfinished rows on, so the hard limit
+# is minutes whatever the chunk size; the broker's visibility time-out is a minute above it,
+# and a second delivery of a chunk that its holder still reports on does nothing.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
-CELERY_TASK_TIME_LIMIT = _env_int(
-    "MATHJURY_TASK_TIME_LIMIT", int(MATHJURY_CHUNK_SIZE * MATHJURY_GRADING_TIMEOUT) + 60
-)
-CELERY_TASK_SOFT_TIME_LIMIT = max(1, CELERY_TASK_TIME_LIMIT - max(5, CELERY_TASK_TIME_LIMIT // 10))
+CELERY_TASK_TIME_LIMIT = _env_int("MATHJURY_TASK_TIME_LIMIT", 180)
+if CELERY_TASK_TIME_LIMIT < 10:
+    raise ImproperlyConfigured(f"MATHJURY_TASK_TIME_LIMIT={CELERY_TASK_TIME_LIMIT} is under 10 s")
+CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - min(30, max(5, CELERY_TASK_TIME_LIMIT // 5))
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
@@ -273,10 +283,13 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
+        # The worker looks for a message this often while it has a free process (default 1 s,
+        # which a finished chunk would wait for before the next one starts).
+        "polling_interval": 0.1,
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": 2 * CELERY_TASK_TIME_LIMIT + 10,
+        "visibility_timeout": CELERY_TASK_TIME_LIMIT + 60,
         "unacked_restore_throttle": 1,
         "unacked_restore_interval": _env_int("MATHJURY_BROKER_RESTORE_INTERVAL", 10),
     }

@@ -3,25 +3,27 @@ name (reviewer.services.grading.GRADE_CHUNK_TASK, reviewer.services.exports.jobs
 .EXPORT_WRITE_TASK), so no service imports this module.
 
 Delivery guarantees are the app's settings (reviewer.settings, CELERY_*): acknowledged late,
-re-delivered when a worker is lost; the services count attempts and upsert, so a re-delivered
-task writes nothing twice."""
+re-delivered when a worker is lost; the services hold a lease on each chunk, count attempts and
+upsert, so a re-delivered task writes nothing twice, and ``manage.py reconcile`` re-sends rows
+whose message the broker lost."""
 
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_process_init
 
 from reviewer.services import exports, judging
 from reviewer.services.exports.jobs import EXPORT_WRITE_TASK
 from reviewer.services.generation_work import GENERATE_TASK, generation_work
-from reviewer.services.grading import GRADE_CHUNK_TASK, chunk_grade
+from reviewer.services.grading import GRADE_CHUNK_TASK, chunk_grade, grading_pool
 from reviewer.services.judging import JUDGE_TASK
 from reviewer.services.msu import MSU_CHUNK_TASK, msu_chunk
 
 
 @shared_task(name=GRADE_CHUNK_TASK)
-def grade_chunk(run_id: int, generation: int, item_ids: list[int]) -> int:
+def grade_chunk(chunk_id: int) -> int:
     """Grade one chunk of a run's items (reviewer.services.grading.chunk_grade)."""
-    return chunk_grade(run_id=run_id, generation=generation, item_ids=item_ids)
+    return chunk_grade(chunk_id=chunk_id)
 
 
 @shared_task(name=EXPORT_WRITE_TASK)
@@ -46,3 +48,10 @@ def generate_run(run_id: int, dispatch: int) -> int:
 def judge_chunk(run_id: int, endpoint_id: int, item_ids: list[int]) -> int:
     """Ask the LLM judge about one chunk of rows (reviewer.services.judging.judge_chunk)."""
     return judging.judge_chunk(run_id=run_id, endpoint_id=endpoint_id, item_ids=item_ids)
+
+
+@worker_process_init.connect
+def start_grading_pool(**_kwargs) -> None:
+    """Start each worker process's grading pool as the process starts (its fork server
+    imports and warms the engine in the background), so the first chunk does not wait."""
+    grading_pool()

@@ -176,7 +176,8 @@ def celery_worker_process(
         worker_env = {
             **os.environ,
             "DATABASE_URL": _database_url(),
-            "CELERY_BROKER_URL": TEST_BROKER_URL,
+            # The broker the celery_broker fixture (or a module's override of it) set up.
+            "CELERY_BROKER_URL": celery_app.conf.broker_url,
             "MATHJURY_DATA_DIR": str(tmp_path / "worker-data"),
             "MATHJURY_BROKER_RESTORE_INTERVAL": "2",
             "PYTHONUNBUFFERED": "1",

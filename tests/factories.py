@@ -128,3 +128,21 @@ class AssignmentFactory(factory.django.DjangoModelFactory):
 
     item = factory.SubFactory(GradedItemFactory, needs_review=True)
     annotator = factory.SubFactory(UserFactory)
+
+
+def grade_in_process(run, item_ids=None) -> int:
+    """Grade ``item_ids`` (default: every row) of ``run`` here, as a worker's chunk task would:
+    the chunk is recorded as the upload records it, and no message is sent."""
+    from reviewer.models import GradingChunk
+    from reviewer.services.grading import chunk_grade
+    from reviewer.services.grading.chunks import chunks_record
+
+    if item_ids is None:
+        item_ids = list(run.items.order_by("row_number").values_list("pk", flat=True))
+    chunks = chunks_record(
+        run_id=run.pk,
+        generation=run.grading_generation,
+        item_ids=item_ids,
+        origin=GradingChunk.Origin.UPLOAD,
+    )
+    return sum(chunk_grade(chunk_id=chunk.pk) for chunk in chunks)

@@ -11,6 +11,7 @@ from reviewer.models.generation import (
     Problem,
     ProblemSet,
 )
+from reviewer.models.grading import GradingChunk
 from reviewer.models.items import (
     Evaluation,
     EvaluatorScore,
@@ -40,6 +41,7 @@ __all__ = [
     "JudgeVerdict",
     "Problem",
     "ProblemSet",
+    "GradingChunk",
     "Item",
     "ItemMsu",
     "Membership",

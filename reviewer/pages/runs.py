@@ -91,6 +91,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "counts": selectors.run_counts(run=run),
         "progress": progress,
         "grading": grading,
+        "health": selectors.run_grading_health(run=run) if grading else None,
         "filter_form": filter_form,
         "filter_query": filter_query,
         "page": page,

@@ -6,7 +6,8 @@ turn them into responses.
 - ``upload_store``: uploaded files kept on disk by token
 - ``uploads``: ``run_upload``, the one path from an uploaded file to a run (page, API, command)
 - ``runs``: creating a run from a stored upload, re-grading; ``items_insert`` bulk-inserts rows
-- ``grading``: attempts, results, finishing a run, sending its grading tasks
+- ``grading``: chunks and their leases, a grading task's work, attempts, results, finishing a
+  run, and the reconciler that re-sends rows no live task holds
 - ``reviews``: human verdicts, blind double review
 - ``assignments``: splitting a run's review queue
 - ``rulings``: equivalence rulings and their undoing
@@ -30,6 +31,7 @@ from reviewer.services.grading import (
     chunk_grade,
     grading_attempt_start,
     grading_enqueue,
+    grading_reconcile,
     grading_results_save,
     run_finish_if_done,
 )
@@ -98,6 +100,7 @@ __all__ = [
     "demo_load",
     "grading_attempt_start",
     "grading_enqueue",
+    "grading_reconcile",
     "grading_results_save",
     "item_review",
     "membership_remove",

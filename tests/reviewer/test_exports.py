@@ -19,8 +19,13 @@ from reviewer.selectors import ItemFilters
 from reviewer.services import exports
 from reviewer.services.exports import formats
 from reviewer.services.exports import rows as export_rows_module
-from reviewer.tasks import grade_chunk
-from tests.factories import GradedItemFactory, ProjectFactory, ReviewFactory, RunFactory
+from tests.factories import (
+    GradedItemFactory,
+    ProjectFactory,
+    ReviewFactory,
+    RunFactory,
+    grade_in_process,
+)
 from tests.reviewer.test_export_formats import parse_csv, strict_json
 
 # Hugging Face datasets must only read the local files it is given.
@@ -40,7 +45,7 @@ HOSTILE_CSV = (
 def graded_demo_run(user) -> Run:
     """The demo run graded in this process, with three human decisions."""
     run = services.demo_load(user=user)
-    grade_chunk(run.pk, run.grading_generation, list(run.items.values_list("pk", flat=True)))
+    grade_in_process(run)
     items = list(run.items.order_by("row_number"))
     services.item_review(item=items[3], user=user, verdict="gold_wrong", note="gold is 12")
     services.item_review(item=items[0], user=user, verdict="incorrect", note="misread")

@@ -26,8 +26,7 @@ from reviewer.models import (
 )
 from reviewer.selectors import ItemFilters
 from reviewer.services import endpoints, exports, generation, judging, problem_sets, reviews
-from reviewer.services.grading import chunk_grade
-from tests.factories import ProjectFactory
+from tests.factories import ProjectFactory, grade_in_process
 
 pytestmark = pytest.mark.django_db
 
@@ -79,7 +78,7 @@ def generated_and_graded(problem_set, endpoint, user, **options) -> Run:
     )
     job = GenerationJob.objects.get(run=run)
     generation.generation_work(run_id=run.pk, dispatch=job.dispatch)
-    chunk_grade(run_id=run.pk, generation=1, item_ids=list(run.items.values_list("pk", flat=True)))
+    grade_in_process(run)
     return Run.objects.get(pk=run.pk)
 
 

@@ -6,7 +6,8 @@ import pytest
 from django.db import transaction
 
 from reviewer import services
-from reviewer.models import Evaluation, Item, Run
+from reviewer.models import Evaluation, GradingChunk, Item, Run
+from reviewer.services.grading.chunks import chunks_record
 from reviewer.tasks import grade_chunk
 from tests.factories import ProjectFactory
 
@@ -37,10 +38,18 @@ def item_ids(run):
     return list(run.items.order_by("row_number").values_list("pk", flat=True))
 
 
+def chunk(run, ids, generation=1) -> int:
+    """A chunk recorded as the upload records it (the test sends no message)."""
+    (recorded,) = chunks_record(
+        run_id=run.pk, generation=generation, item_ids=ids, origin=GradingChunk.Origin.UPLOAD
+    )
+    return recorded.pk
+
+
 @pytest.mark.django_db
 def test_grade_chunk_grades_saves_and_finishes_the_run(user, store_upload):
     run = create_run(user, store_upload)
-    saved = grade_chunk(run.pk, 1, item_ids(run))
+    saved = grade_chunk(chunk(run, item_ids(run)))
     run.refresh_from_db()
     items = {i.external_id: i for i in run.items.all()}
     assert saved == 4 and run.status == Run.Status.DONE
@@ -54,10 +63,10 @@ def test_grade_chunk_grades_saves_and_finishes_the_run(user, store_upload):
 def test_a_redelivered_chunk_grades_only_what_is_left(user, store_upload):
     run = create_run(user, store_upload)
     first, *rest = item_ids(run)
-    grade_chunk(run.pk, 1, [first])
+    grade_chunk(chunk(run, [first]))
     # given the earlier delivery of the whole chunk died after counting its attempts
     Item.objects.filter(pk__in=rest).update(grade_attempts=1)
-    grade_chunk(run.pk, 1, [first, *rest])
+    grade_chunk(chunk(run, [first, *rest]))
     attempts = dict(run.items.values_list("pk", "grade_attempts"))
     assert attempts[first] == 1 and all(attempts[pk] == 2 for pk in rest)
     assert Evaluation.objects.filter(item__run=run).count() == 4 * len(EVALUATORS)
@@ -67,7 +76,7 @@ def test_a_redelivered_chunk_grades_only_what_is_left(user, store_upload):
 def test_a_task_from_an_earlier_grading_does_nothing(user, store_upload):
     run = create_run(user, store_upload)
     services.run_regrade(run=run, evaluators=["exact"], user=user)
-    assert grade_chunk(run.pk, 1, item_ids(run)) == 0
+    assert grade_chunk(chunk(run, item_ids(run))) == 0
     assert not Evaluation.objects.exists()
     assert set(run.items.values_list("grade_attempts", flat=True)) == {0}
 

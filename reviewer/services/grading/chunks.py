@@ -1,0 +1,126 @@
+"""Grading chunks: splitting a run's rows into tasks, recording and sending them, and the
+lease a worker holds on a chunk while it grades it (see reviewer.models.GradingChunk)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from reviewer.celery import app as celery_app
+from reviewer.models import GradingChunk, Item
+from reviewer.services.batches import batches
+
+logger = logging.getLogger(__name__)
+
+GRADE_CHUNK_TASK = "reviewer.grade_chunk"  # reviewer.tasks.grade_chunk
+
+
+def chunk_rows(count: int) -> int:
+    """Rows per chunk for ``count`` rows: about MATHJURY_CHUNK_TARGET chunks, so every worker
+    gets a share of a small run, of at least MATHJURY_CHUNK_MIN and at most
+    MATHJURY_CHUNK_SIZE rows."""
+    wanted = max(settings.MATHJURY_CHUNK_MIN, math.ceil(count / settings.MATHJURY_CHUNK_TARGET))
+    return max(1, min(settings.MATHJURY_CHUNK_SIZE, wanted))
+
+
+def chunks_record(
+    *, run_id: int, generation: int, item_ids: Sequence[int], origin: str
+) -> list[GradingChunk]:
+    """Record chunks of ``item_ids`` as queued; send them with ``chunks_dispatch`` (on commit,
+    if inside a transaction)."""
+    now = timezone.now()
+    return GradingChunk.objects.bulk_create(
+        GradingChunk(
+            run_id=run_id, generation=generation, item_ids=list(ids), origin=origin, sent_at=now
+        )
+        for ids in batches(item_ids, chunk_rows(len(item_ids)))
+    )
+
+
+def chunks_dispatch(chunk_ids: Sequence[int]) -> None:
+    """Send one grading task per chunk, by name, so services never import reviewer.tasks.
+
+    On a connection of its own: kombu remembers per connection that the queue was declared,
+    and after Redis lost its keys (a flush, a restart without persistence) a message sent
+    through a pooled connection would go to a binding that no longer exists and vanish.
+    """
+    with celery_app.connection_for_write() as connection:
+        for chunk_id in chunk_ids:
+            celery_app.send_task(GRADE_CHUNK_TASK, args=(chunk_id,), connection=connection)
+
+
+def chunks_send(*, run_id: int, generation: int, item_ids: Sequence[int], origin: str) -> int:
+    """Record and send chunks of ``item_ids`` (outside a transaction); returns how many."""
+    chunks = chunks_record(run_id=run_id, generation=generation, item_ids=item_ids, origin=origin)
+    chunks_dispatch([chunk.pk for chunk in chunks])
+    return len(chunks)
+
+
+def grading_enqueue(*, run_id: int, generation: int, item_ids: Sequence[int] | None = None) -> int:
+    """Send the run's pending items as chunks (called after commit), or ``item_ids`` only (a
+    generated run's rows as they arrive); returns how many chunks."""
+    origin = GradingChunk.Origin.GENERATED if item_ids is not None else GradingChunk.Origin.UPLOAD
+    if item_ids is None:
+        item_ids = list(
+            Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING)
+            .order_by("row_number")
+            .values_list("pk", flat=True)
+        )
+    return chunks_send(run_id=run_id, generation=generation, item_ids=item_ids, origin=origin)
+
+
+def stale_before() -> timezone.datetime:
+    """Heartbeats older than this mean the worker holding the chunk is gone."""
+    return timezone.now() - timedelta(seconds=settings.MATHJURY_GRADING_STALE_SECONDS)
+
+
+def chunk_lease_take(*, chunk_id: int, holder: str) -> bool:
+    """Take or renew ``holder``'s lease on a chunk (call holding the run's lock, which the
+    reconciler takes too); False when the chunk is finished, abandoned or held by another
+    delivery whose heartbeat is fresh."""
+    now = timezone.now()
+    taken = (
+        GradingChunk.objects.filter(
+            pk=chunk_id, state__in=(GradingChunk.State.QUEUED, GradingChunk.State.RUNNING)
+        )
+        .filter(
+            Q(state=GradingChunk.State.QUEUED)
+            | Q(holder=holder)
+            | Q(heartbeat_at__isnull=True)
+            | Q(heartbeat_at__lt=stale_before())
+        )
+        .update(
+            state=GradingChunk.State.RUNNING,
+            holder=holder,
+            heartbeat_at=now,
+            started_at=Coalesce("started_at", now),
+        )
+    )
+    return bool(taken)
+
+
+def chunk_heartbeat(*, chunk_id: int, holder: str) -> bool:
+    """Say the chunk's holder is alive; False if the lease is no longer its own."""
+    return bool(
+        GradingChunk.objects.filter(
+            pk=chunk_id, holder=holder, state=GradingChunk.State.RUNNING
+        ).update(heartbeat_at=timezone.now())
+    )
+
+
+def chunk_finish(*, chunk_id: int, holder: str | None = None) -> None:
+    """Mark the chunk done (by its holder, when given: a delivery that lost the lease leaves
+    the chunk to the one that took it)."""
+    chunks = GradingChunk.objects.filter(
+        pk=chunk_id, state__in=(GradingChunk.State.QUEUED, GradingChunk.State.RUNNING)
+    )
+    if holder is not None:
+        chunks = chunks.filter(holder=holder)
+    chunks.update(state=GradingChunk.State.DONE, finished_at=timezone.now())
