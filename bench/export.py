@@ -136,7 +136,7 @@ def measure_one(url: str, workdir: Path, run_id: int, format: str, variant: str)
 def measure_copy(run) -> None:
     """The baseline: PostgreSQL's own ``COPY (the export's query) TO STDOUT (FORMAT csv)``,
     bytes read and dropped, so the figures above compare with what the database alone costs."""
-    from django.db import connection
+    from django.db import connection, transaction
 
     from reviewer.selectors import ItemFilters
     from reviewer.services import exports
@@ -148,7 +148,8 @@ def measure_copy(run) -> None:
     baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
     rows = size = 0
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL jit = off")  # as the export does
         with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", params) as copy:
             for block in copy:
                 size += len(block)
