@@ -28,8 +28,9 @@ from benchdb import bench_database, bench_url, django_setup
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT.parent / "shared" / "samples" / "qwen25_math_cot_100x8.csv"
-BENCH_DB = "mathjury_bench_export"
+BENCH_DB = os.environ.get("MATHJURY_BENCH_DB", "mathjury_bench_export")
 FORMATS = (("csv", "raw"), ("csv", "spreadsheet"), ("jsonl", "raw"), ("parquet", "raw"))
+# The first line of the table: PostgreSQL's COPY TO csv of the export's own query.
 EVALUATORS = ("math_verify", "math_verify_strict", "strict", "flex", "exact", "choice")
 
 
@@ -103,6 +104,9 @@ def measure_one(url: str, workdir: Path, run_id: int, format: str, variant: str)
     from reviewer.services import exports
 
     run = Run.objects.get(pk=run_id)
+    if format == "copy":
+        measure_copy(run)
+        return
     job = exports.export_start(
         run=run,
         user=None,
@@ -120,6 +124,41 @@ def measure_one(url: str, workdir: Path, run_id: int, format: str, variant: str)
         json.dumps(
             {
                 "rows": job.rows_done,
+                "seconds": seconds,
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "baseline_rss_mb": baseline_kb / 1024,
+                "file_mb": size / 1e6,
+            }
+        )
+    )
+
+
+def measure_copy(run) -> None:
+    """The baseline: PostgreSQL's own ``COPY (the export's query) TO STDOUT (FORMAT csv)``,
+    bytes read and dropped, so the figures above compare with what the database alone costs."""
+    from django.db import connection, transaction
+
+    from reviewer.selectors import ItemFilters
+    from reviewer.services import exports
+    from reviewer.services.exports.records import export_records_sql
+
+    schema = exports.export_schema(run=run)
+    items = exports.export_items(run=run, filters=ItemFilters())
+    sql, params, _types = export_records_sql(items=items, schema=schema)
+    baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    rows = size = 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL jit = off")  # as the export does
+        with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", params) as copy:
+            for block in copy:
+                size += len(block)
+                rows += bytes(block).count(b"\n")  # an estimate: quoted newlines count too
+    seconds = time.perf_counter() - started
+    print(
+        json.dumps(
+            {
+                "rows": run.items.count(),
                 "seconds": seconds,
                 "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "baseline_rss_mb": baseline_kb / 1024,
@@ -159,20 +198,32 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
         runs[rows] = build_run(rows=rows, workdir=workdir, user=user, name=f"bench-{rows}")
         print(f"loaded a run of {rows:,} rows in {time.perf_counter() - started:.0f} s")
 
-    print(f"\n{'format':<18}{'rows':>9}{'median s':>10}{'rows/s':>10}{'peak RSS':>11}{'file':>10}")
-    for format, variant in FORMATS:
-        for rows in sizes:
+    print(f"load average before: {load_average()}")
+    print(
+        f"\n{'format':<18}{'rows':>9}{'median s':>10}{'rows/s':>10}{'peak RSS':>11}{'file':>10}"
+        f"{'× COPY':>8}"
+    )
+    for rows in sizes:
+        baseline = None
+        for format, variant in (("copy", "csv"), *FORMATS):
             results = [
                 measure(workdir, runs[rows], format, variant, url) for _ in range(args.repeats)
             ]
             seconds = statistics.median(r["seconds"] for r in results)
+            baseline = baseline or seconds
             peak = max(r["peak_rss_mb"] for r in results)
-            label = f"{format} {variant}" if format == "csv" else format
+            label = {"copy": "COPY TO csv", "csv": f"csv {variant}"}.get(format, format)
             print(
                 f"{label:<18}{rows:>9,}{seconds:>10.2f}{rows / seconds:>10,.0f}"
-                f"{peak:>8,.0f} MB{results[0]['file_mb']:>7,.0f} MB"
+                f"{peak:>8,.0f} MB{results[0]['file_mb']:>7,.0f} MB{seconds / baseline:>8.2f}"
             )
+    print(f"load average after: {load_average()}")
+    print("(× COPY: time over PostgreSQL's own COPY TO csv of the same query, same run)")
     print(f"(peak RSS of the whole process; Django alone: {results[0]['baseline_rss_mb']:.0f} MB)")
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def measure(workdir: Path, run_id: int, format: str, variant: str, url: str) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -302,6 +303,17 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = False
+# One queue per kind of work, so an export or a generation never waits behind a run's grading
+# chunks. A worker started without -Q consumes every queue; a machine for one kind of work
+# runs `celery -A reviewer worker -Q exports` (README, "Workers on more machines").
+MATHJURY_QUEUES = ("grading", "generation", "exports", "celery")  # celery: anything else
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = [Queue(name) for name in MATHJURY_QUEUES]
+CELERY_TASK_ROUTES = {
+    "reviewer.grade_chunk": {"queue": "grading"},
+    "reviewer.generate*": {"queue": "generation"},
+    "reviewer.export_run": {"queue": "exports"},
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

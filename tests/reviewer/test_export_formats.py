@@ -76,8 +76,86 @@ def test_spreadsheet_csv_never_starts_a_cell_with_a_formula(cells):
     assert all(len(row) == 2 for row in parsed)
     for row, original in zip(parsed[1:], cells, strict=True):
         for cell, value in zip(row, original, strict=True):
-            assert not cell.startswith(formats.FORMULA_TRIGGERS)
-            assert (cell[1:] if value.startswith(formats.FORMULA_TRIGGERS) else cell) == value
+            assert not cell.startswith(formats.FORMULA_TRIGGERS) or is_plain_number(cell)
+            formula = value.startswith(formats.FORMULA_TRIGGERS) and not is_plain_number(value)
+            assert (cell[1:] if formula else cell) == value
+
+
+def is_plain_number(text: str) -> bool:
+    """What a spreadsheet reads as a number, written out independently of formats.py."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    mantissa, e, exponent = body.replace("E", "e").partition("e")
+    if exponent[:1] in ("+", "-"):
+        exponent = exponent[1:]
+    if e and not exponent:
+        return False
+    whole, _, fraction = mantissa.partition(".")
+    return bool(whole or fraction) and all(c in "0123456789" for c in whole + fraction + exponent)
+
+
+signed_numbers = st.one_of(
+    st.integers().map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.decimals(allow_nan=False, allow_infinity=False).map(lambda d: f"{d:f}"),
+    st.integers(min_value=0).map(lambda n: f"+{n}"),
+)
+
+
+@hypothesis_settings(deadline=None)
+@given(st.lists(signed_numbers, min_size=1, max_size=8))
+def test_spreadsheet_csv_leaves_plain_numbers_alone(numbers):  # issue 15, part 5
+    # Given numbers as a spreadsheet writes them: -4, -0.5, -1e-07, +3
+    rows = [{"a": number, "b": "x"} for number in numbers]
+
+    # When they are written as spreadsheet-safe CSV
+    parsed = parse_csv(b"".join(formats.csv_chunks(rows, COLUMNS, spreadsheet_safe=True)))
+
+    # Then each is one cell, exactly as given: a number is not a formula
+    assert [row[0] for row in parsed[1:]] == numbers
+
+
+formula_like = (
+    st.tuples(st.sampled_from(formats.FORMULA_TRIGGERS), st.text(max_size=20))
+    .map("".join)
+    .filter(lambda text: not is_plain_number(text))
+)
+
+
+@hypothesis_settings(deadline=None)
+@given(formula_like)
+def test_spreadsheet_csv_neutralises_what_a_spreadsheet_would_evaluate(text):
+    # Given text that starts like a formula and is not a plain number (=, @, -A1, +1+1, tab...)
+    rows = [{"a": text, "b": text}]
+
+    # When it is written as spreadsheet-safe CSV and as raw CSV
+    safe = parse_csv(b"".join(formats.csv_chunks(rows, COLUMNS, spreadsheet_safe=True)))
+    raw = parse_csv(b"".join(formats.csv_chunks(rows, COLUMNS)))
+
+    # Then the spreadsheet file prefixes a quote mark and the raw one keeps it byte for byte
+    assert safe[1] == ["'" + text, "'" + text]
+    assert raw[1] == [text, text]
+
+
+@pytest.mark.parametrize(
+    ("text", "safe"),
+    [
+        ("-4", "-4"),
+        ("-0.5", "-0.5"),
+        ("-1e3", "-1e3"),
+        ("+3", "+3"),
+        ("-.5", "-.5"),
+        ("-4 ", "'-4 "),
+        ("-1/2", "'-1/2"),
+        ("-1e", "'-1e"),
+        ("--4", "'--4"),
+        ("-", "'-"),
+        ("+3+cmd|' /C calc'!A0", "'+3+cmd|' /C calc'!A0"),
+        ("\t-4", "'\t-4"),
+        ("-٣", "'-٣"),  # Arabic-Indic digit: not what a spreadsheet reads as a number
+    ],
+)
+def test_neutralise_prefixes_formulas_but_not_plain_numbers(text, safe):
+    assert formats.neutralise(text) == safe
 
 
 @pytest.mark.parametrize("payload", OWASP_PAYLOADS)
@@ -233,3 +311,47 @@ def test_card_counts_accuracy_before_and_after_review_and_agreement():
 
 
 # ---- Django: rows, jobs, snapshot -----------------------------------------------------------
+
+
+# ---- the fast writers give the bytes of the standard library's ------------------------------
+
+cell = st.one_of(st.none(), text, st.integers(min_value=-(2**70), max_value=2**70))
+MIXED = (formats.Column("a", "str"), formats.Column("n", "int"), formats.Column("b", "str"))
+
+
+@hypothesis_settings(deadline=None)
+@given(
+    st.lists(st.tuples(text | st.none(), st.none() | st.integers(), cell), max_size=6),
+    st.booleans(),
+)
+def test_csv_bytes_are_those_of_the_csv_module(records, safe):
+    # Given records of text, numbers and empty cells, raw or spreadsheet-safe
+    # When MathJury writes them, and csv.writer writes them
+    ours = b"".join(formats.csv_record_chunks(records, MIXED, spreadsheet_safe=safe))
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL if safe else csv.QUOTE_MINIMAL)
+    writer.writerow(["a", "n", "b"])
+    for record in records:
+        if safe:
+            record = [formats.neutralise(v) if isinstance(v, str) else v for v in record]
+        writer.writerow(record)
+    # Then the bytes are the same
+    assert ours == (b"\xef\xbb\xbf" if safe else b"") + buffer.getvalue().encode("utf-8")
+
+
+@hypothesis_settings(deadline=None)
+@given(st.lists(st.tuples(st.none() | any_text, st.none() | st.integers()), max_size=6))
+def test_jsonl_bytes_are_those_of_the_json_module(records):
+    # Given any text (lone surrogates, DEL, non-ASCII) and integers of any size
+    columns = (formats.Column("a", "str"), formats.Column("n", "int"))
+
+    # When MathJury writes them as JSONL
+    ours = b"".join(formats.jsonl_record_chunks(records, columns))
+
+    # Then each line is what json.dumps writes, strict and ASCII
+    expected = "".join(
+        json.dumps({"a": a, "n": n}, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        + "\n"
+        for a, n in records
+    )
+    assert ours == expected.encode("ascii")

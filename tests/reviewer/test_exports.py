@@ -323,6 +323,30 @@ def test_a_small_export_downloads_at_once(reviewer_client, export_dir):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("format", "suffix"),
+    [("csv", "-spreadsheet.csv"), ("jsonl", ".jsonl"), ("parquet", ".parquet")],
+)
+def test_only_csv_downloads_are_named_for_the_spreadsheet_variant(
+    reviewer_client, export_dir, format, suffix
+):  # issue 15, part 5
+    # Given a run, and the form's default variant (spreadsheet) left as it is
+    run = RunFactory(name="Tiny run")
+    GradedItemFactory(run=run, row_number=1, gold="-4")
+
+    # When the reviewer downloads each format
+    response = reviewer_client.post(
+        reverse("export_create", args=[run.pk]),
+        {"format": format, "variant": "spreadsheet", "rows": "all", "how": "download"},
+    )
+
+    # Then only the CSV's name says "spreadsheet", since the variant changes only CSV files
+    assert response["Content-Disposition"].endswith(f'run-{run.pk}-tiny-run{suffix}"')
+    if format == "csv":  # and a plain negative number stays a number
+        assert parse_csv(b"".join(response.streaming_content))[1][5] == "-4"
+
+
+@pytest.mark.django_db
 def test_a_large_export_runs_as_a_job_with_progress_and_links(
     reviewer_client, user, settings, export_dir, django_capture_on_commit_callbacks
 ):

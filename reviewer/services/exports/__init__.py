@@ -18,6 +18,7 @@ from reviewer.services.exports.rows import (
     export_items,
     export_list,
     export_path,
+    export_records,
     export_rows,
     export_schema,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "export_items",
     "export_list",
     "export_path",
+    "export_records",
     "export_rows",
     "export_schema",
     "export_start",

@@ -9,9 +9,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from reviewer.services.exports.formats import evaluator_column
+from reviewer.services.exports.formats import Column, evaluator_column
 
 VERDICTS = ("correct", "incorrect", "gold_wrong", "unclear")
+# The columns the card counts from, in the order CardTally._count takes them.
+_FIXED = (
+    "grade_state",
+    "jury_needs_review",
+    "jury_verdict",
+    "final_verdict",
+    "final_source",
+    "reviewed_by",
+    "reviewed_at",
+)
 
 
 @dataclass
@@ -42,33 +52,48 @@ class CardTally:
             self.add(row)
             yield row
 
+    def counted_records(
+        self, values: Iterable[tuple], columns: Sequence[Column]
+    ) -> Iterator[tuple]:
+        """Pass records (tuples in ``columns`` order) through, counting each."""
+        where = {column.name: i for i, column in enumerate(columns)}
+        fixed = [where[name] for name in _FIXED]
+        verdicts = [where[evaluator_column(name, "verdict")] for name in self.evaluators]
+        count = self._count
+        for record in values:
+            count(*[record[i] for i in fixed], [record[i] for i in verdicts])
+            yield record
+
     def add(self, row: dict) -> None:
+        verdicts = [row.get(evaluator_column(name, "verdict")) for name in self.evaluators]
+        self._count(*[row.get(name) for name in _FIXED], verdicts)
+
+    def _count(
+        self, state, needs_review, jury, final, source, reviewed_by, at, verdicts: list
+    ) -> None:
         self.rows += 1
-        state = row.get("grade_state")
         self.graded += state == "graded"
         self.not_graded += state == "quarantined"
-        self.flagged += bool(row.get("jury_needs_review"))
-        self.jury[row.get("jury_verdict") or "none"] += 1
-        final = row.get("final_verdict") or "none"
+        self.flagged += bool(needs_review)
+        self.jury[jury or "none"] += 1
+        final = final or "none"
         self.final[final] += 1
-        if row.get("final_source") == "human":
+        if source == "human":
             self.human += 1
-            self.reviewers[row.get("reviewed_by") or "(deleted user)"] += 1
-            at = row.get("reviewed_at")
+            self.reviewers[reviewed_by or "(deleted user)"] += 1
             if at is not None:
                 self.first_review = min(at, self.first_review or at)
                 self.last_review = max(at, self.last_review or at)
-        verdicts = []
-        for name in self.evaluators:
-            verdict = row.get(evaluator_column(name, "verdict")) or ""
+        answered = []
+        for name, verdict in zip(self.evaluators, verdicts, strict=True):
             if verdict in ("correct", "incorrect"):
-                verdicts.append(verdict)
+                answered.append(verdict)
                 self.answered[name] += 1
                 if final in ("correct", "incorrect"):
                     self.compared[name] += 1
                     self.agreed[name] += verdict == final
-        if len(verdicts) >= 2:
-            if len(set(verdicts)) == 1:
+        if len(answered) >= 2:
+            if len(set(answered)) == 1:
                 self.unanimous += 1
             else:
                 self.split += 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -31,7 +31,7 @@ from reviewer.services.exports.rows import (
     export_filters_from,
     export_filters_text,
     export_items,
-    export_rows,
+    export_records,
     export_schema,
 )
 
@@ -61,8 +61,8 @@ def export_stream(
         raise ExportTooLargeToStreamError(rows=rows, limit=limit)
     _export_audit(run=run, user=user, format=format, variant=variant, filters=filters, rows=rows)
     schema = export_schema(run=run)
-    chunks = formats.encode(
-        export_rows(items=items, schema=schema),
+    chunks = formats.encode_records(
+        export_records(items=items, schema=schema),
         schema,
         format=format,
         spreadsheet_safe=variant == Export.Variant.SPREADSHEET,
@@ -170,15 +170,20 @@ def export_write(*, export_id: int) -> Export:
             schema = export_schema(run=run)
             tally = dataset_card.CardTally(evaluators=schema.evaluators)
             file_name = export_file_name(run=run, format=job.format, variant=job.variant)
-            rows = tally.counted(export_rows(items=items, schema=schema))
-            _write(folder / file_name, job, _reporting(rows, progress, rows_total), schema)
+            # Closed before the snapshot ends, even on an error: a COPY left half-read
+            # would make the rollback wait for ever.
+            with closing(export_records(items=items, schema=schema)) as records:
+                rows = tally.counted_records(records, schema.columns)
+                rows = _reporting(rows, progress, rows_total)
+                _write(folder / file_name, job, rows, schema)
             errata = items.filter(final_verdict=ReviewVerdict.GOLD_WRONG)
             errata_name = ""
             if tally.final["gold_wrong"]:
                 errata_name = export_file_name(
                     run=run, format=job.format, variant=job.variant, errata=True
                 )
-                _write(folder / errata_name, job, export_rows(items=errata, schema=schema), schema)
+                with closing(export_records(items=errata, schema=schema)) as records:
+                    _write(folder / errata_name, job, records, schema)
             card = tally.card(
                 about=_card_about(job, rows_total), evaluator_versions=_evaluator_versions(run)
             )
@@ -245,7 +250,7 @@ def _progress(export_id: int):
         side.close()
 
 
-def _reporting(rows: Iterator[dict], report, total: int) -> Iterator[dict]:
+def _reporting(rows: Iterator[tuple], report, total: int) -> Iterator[tuple]:
     done = 0
     for row in rows:
         done += 1
@@ -254,11 +259,11 @@ def _reporting(rows: Iterator[dict], report, total: int) -> Iterator[dict]:
         yield row
 
 
-def _write(path: Path, job: Export, rows: Iterator[dict], schema: formats.DatasetSchema) -> None:
+def _write(path: Path, job: Export, rows: Iterator[tuple], schema: formats.DatasetSchema) -> None:
     """Write to a temporary name and rename, so a download never sees half a file."""
     partial_path = path.with_name(path.name + ".part")
     with partial_path.open("wb") as target:
-        for chunk in formats.encode(
+        for chunk in formats.encode_records(
             rows,
             schema,
             format=job.format,

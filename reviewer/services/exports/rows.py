@@ -11,6 +11,7 @@ from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import QuerySet
 
 from reviewer.item_filters import ROW_FILTER_NAMES, ItemFilters
@@ -19,6 +20,7 @@ from reviewer.models.items import RESULT_COLUMNS, UPLOAD_FIELD_COLUMNS
 from reviewer.selectors import item_filter
 from reviewer.services.exports import formats
 from reviewer.services.exports.errors import ExportNotReadyError, ExportPartMissingError
+from reviewer.services.exports.records import postgresql_extra_keys, postgresql_records
 
 ROWS_PER_QUERY = 2000  # items fetched (with their evaluations and reviews) per round trip
 PARTS = ("data", "errata", "card.md", "card.json")
@@ -52,15 +54,26 @@ def export_filters_text(data: dict) -> str:
 def export_schema(*, run: Run) -> formats.DatasetSchema:
     """The run's columns: its evaluators and every extra source key of any of its rows."""
     keys: set[str] = set()
-    for extra in (
-        Item.objects.filter(run=run).values_list("extra", flat=True).iterator(ROWS_PER_QUERY)
-    ):
-        keys.update(extra)
+    if connection.vendor == "postgresql":
+        keys.update(postgresql_extra_keys(run_id=run.pk))
+    else:
+        for extra in (
+            Item.objects.filter(run=run).values_list("extra", flat=True).iterator(ROWS_PER_QUERY)
+        ):
+            keys.update(extra)
     return formats.dataset_schema(evaluators=run.evaluators, extra_keys=keys)
 
 
 def export_items(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
     return item_filter(run=run, filters=replace(filters, order="row"))
+
+
+def export_records(*, items: QuerySet[Item], schema: formats.DatasetSchema) -> Iterator[tuple]:
+    """One record per item (a tuple in ``schema.columns`` order), streamed: on PostgreSQL by
+    one COPY query (``records``), elsewhere from ``export_rows``."""
+    if connection.vendor == "postgresql":
+        return postgresql_records(items=items, schema=schema)
+    return formats.records(export_rows(items=items, schema=schema), schema.columns)
 
 
 def export_rows(*, items: QuerySet[Item], schema: formats.DatasetSchema) -> Iterator[dict]:
@@ -164,9 +177,9 @@ def export_path(exported: Export, part: str) -> Path:
 
 def export_file_name(*, run: Run, format: str, variant: str, errata: bool = False) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", run.name.lower()).strip("-")[:60] or "run"
-    suffix = ("-gold-errata" if errata else "") + (
-        "-spreadsheet" if variant == "spreadsheet" else ""
-    )
+    # The variant is a CSV matter: JSONL and Parquet files are the same either way.
+    spreadsheet = variant == "spreadsheet" and format == "csv"
+    suffix = ("-gold-errata" if errata else "") + ("-spreadsheet" if spreadsheet else "")
     return f"run-{run.pk}-{slug}{suffix}.{format}"
 
 
