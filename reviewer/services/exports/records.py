@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import QuerySet
 
-from reviewer.models import Evaluation, Item, Review
+from reviewer.models import Evaluation, Item, ItemMsu, Review
 from reviewer.models.items import UPLOAD_FIELD_COLUMNS
 from reviewer.services.exports import formats
 
@@ -22,10 +22,19 @@ from reviewer.services.exports import formats
 _SQL_TYPES = {
     "str": "text",
     "int": "int8",
+    "float": "float8",
     "bool": "bool",
     "datetime": "timestamptz",
     "list": "text[]",
 }
+def _notions(column: str) -> str:
+    """A JSON list of notions as text[], NULL (not empty) where the row has no MSU record."""
+    return (
+        f"CASE WHEN m.item_id IS NULL THEN NULL "
+        f"ELSE ARRAY(SELECT jsonb_array_elements_text({column})) END"
+    )
+
+
 # Item columns under their export names (formats.SOURCE_COLUMNS and JURY_COLUMNS).
 _ITEM_COLUMNS = {
     "item_id": "i.id",
@@ -47,6 +56,14 @@ _ITEM_COLUMNS = {
     "review_note": "rv.note",
     "reviewed_at": "rv.created_at",
     "review_count": "coalesce(rv.reviews, 0)",
+    # MSU (rows.MSU_EXPORT_FIELDS): empty where the row has no MSU record.
+    "msu": "m.score",
+    "msu_overlap": "m.overlap",
+    "msu_keywords_model": _notions("m.model_notions"),
+    "msu_keywords_human": _notions("m.human_notions"),
+    "msu_extractor": "m.extractor",
+    "msu_extractor_version": "m.extractor_version",
+    "msu_embedding_model": "m.embedding_model",
 }
 
 
@@ -83,6 +100,7 @@ def export_records_sql(
     parts = [
         f"SELECT {', '.join(select)} FROM ({chosen}) AS chosen (id, row_number)",  # noqa: S608
         f"JOIN {Item._meta.db_table} i ON i.id = chosen.id",
+        f"LEFT JOIN {ItemMsu._meta.db_table} m ON m.item_id = i.id",
         # The newest review decides the reviewer columns; the window counts them all.
         "LEFT JOIN LATERAL (SELECT u.username, r.note, r.created_at,",
         f"count(*) OVER () AS reviews FROM {reviews} r",
