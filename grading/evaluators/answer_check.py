@@ -112,7 +112,11 @@ def _grade_math(
         "status": Status.OK,
         "verdict": Verdict.CORRECT if correct else Verdict.INCORRECT,
         "signals": tuple(dict.fromkeys(signals)),
-        **(_other_readings(stated, final.weight, candidates, evaluations) if correct else {}),
+        **(
+            _other_readings(stated, final.weight, candidates, evaluations, sample.problem)
+            if correct
+            else {}
+        ),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
 
@@ -188,6 +192,7 @@ def _other_readings(
     weight: int,
     candidates: Candidates,
     evaluations: tuple[Evaluation, ...],
+    problem: str = "",
 ) -> dict[str, tuple[str, ...]]:
     """Of the evaluators that reject an answer shown correct, which read the stated answer
     itself (equal in value) and which read a value the output never states as an answer
@@ -204,12 +209,21 @@ def _other_readings(
         theirs = read_answer(evaluation.extracted).expression
         if _equal(stated.expression, theirs):
             same.append(evaluation.evaluator)
-        elif theirs in parts or (
-            weight >= 2 and not any(_equal(value, theirs) for value in stated_values)
+        elif (
+            theirs in parts
+            or (weight >= 2 and not any(_equal(value, theirs) for value in stated_values))
+            or _given_in(theirs, problem)
         ):
             # Only part of an answer stated in several boxes, or a value stated nowhere.
             misread.append(evaluation.evaluator)
     return {"same_reading": tuple(same), "misread": tuple(misread)}
+
+
+def _given_in(value: str, problem: str) -> bool:
+    """A value written in the problem statement itself ("uses $\\frac{3}{8}$ cup of oil"):
+    a reader that took it from a restated question read the data, not the answer."""
+    bare = re.sub(r"\s|\$", "", value)
+    return len(bare) >= 2 and bare in re.sub(r"\s|\$", "", problem)
 
 
 def _equal(first: str, second: str) -> bool:

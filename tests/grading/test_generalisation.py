@@ -373,3 +373,17 @@ def test_options_quoted_from_the_problem_are_not_a_list_the_output_ends_on(outpu
 )
 def test_a_final_statement_that_lists_the_options_is_no_choice(output):
     assert "options_listed" in reasons(grade("B", output, problem=OPTIONS))
+
+
+def test_an_evaluator_that_read_a_value_of_the_restated_problem_misread_the_output():
+    problem = "A recipe for 4 people uses $\\frac{3}{8}$ cup of oil. How much for 16 people?"
+    output = (
+        f"I need to answer this question: {problem}\n\nSo we need 4 times as much oil:\n\n"
+        "$$4 \\times \\frac{3}{8} = \\frac{3}{2} = 1\\frac{1}{2}$$\n\nYou need $1\\frac{1}{2}$ cups of oil."
+    )
+
+    graded = grade("1.5", output, problem=problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+    assert "math_verify" in graded.evaluations[0].misread
