@@ -328,3 +328,26 @@ def test_notions_from_different_extractors_are_not_mixed():
             embedding_model="m",
             embedding_is_semantic=False,
         )
+
+
+def test_compute_msu_again_uses_the_settings_in_force_now(
+    run, member_client, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    # Given a run scored with the defaults, then a model directory configured
+    write_tiny_model2vec(tmp_path / "tiny-model", ["pythagorean", "theorem", "hypotenuse"])
+    settings.MATHJURY_EMBEDDING_MODEL = str(tmp_path / "tiny-model")
+
+    # When its owner asks for MSU again and the task runs
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = member_client.post(reverse("run_msu_recompute", args=[run.pk]))
+    assert response.status_code == 302 and len(callbacks) == 1
+    assert {r.state for r in msu_of(run)} == {"pending"}
+    compute(run)
+
+    # Then every row is scored again and labelled with the model
+    results = msu_of(run)
+    assert {r.embedding_model.split("@")[0] for r in results} == {"model2vec:tiny-model"}
+    assert results[0].state == "scored"
+    # a row whose notions the three-word model does not know says so instead of scoring 0
+    assert results[1].state == "no_score"
+    assert "has an embedding in model2vec:tiny-model" in results[1].note
