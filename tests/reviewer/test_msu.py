@@ -328,3 +328,54 @@ def test_notions_from_different_extractors_are_not_mixed():
             embedding_model="m",
             embedding_is_semantic=False,
         )
+
+
+def test_compute_msu_again_uses_the_settings_in_force_now(
+    run, member_client, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    # Given a run scored with the defaults, then a model directory configured
+    write_tiny_model2vec(tmp_path / "tiny-model", ["pythagorean", "theorem", "hypotenuse"])
+    settings.MATHJURY_EMBEDDING_MODEL = str(tmp_path / "tiny-model")
+
+    # When its owner asks for MSU again and the task runs
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = member_client.post(reverse("run_msu_recompute", args=[run.pk]))
+    assert response.status_code == 302 and len(callbacks) == 1
+    assert {r.state for r in msu_of(run)} == {"pending"}
+    compute(run)
+
+    # Then every row is scored again and labelled with the model
+    results = msu_of(run)
+    assert {r.embedding_model.split("@")[0] for r in results} == {"model2vec:tiny-model"}
+    assert results[0].state == "scored"
+    # a row whose notions the three-word model does not know says so instead of scoring 0
+    assert results[1].state == "no_score"
+    assert "has an embedding in model2vec:tiny-model" in results[1].note
+
+
+def test_parquet_and_jsonl_exports_keep_msu_as_a_number_and_the_keywords_as_lists(run):
+    import pyarrow.parquet as pq
+
+    schema = export_schema(run=run)
+
+    def rows():
+        return export_rows(items=export_items(run=run, filters=ItemFilters()), schema=schema)
+
+    table = pq.read_table(io.BytesIO(b"".join(formats.encode(rows(), schema, format="parquet"))))
+    assert str(table.schema.field("msu").type) == "double"
+    assert table.column("msu_keywords_human").to_pylist()[0] == msu_of(run)[0].human_notions
+    lines = b"".join(formats.encode(rows(), schema, format="jsonl")).decode().splitlines()
+    first = json.loads(lines[0])
+    assert first["msu"] == pytest.approx(msu_of(run)[0].score)
+    assert first["msu_keywords_model"] == msu_of(run)[0].model_notions
+
+
+def test_the_api_gives_a_rows_msu_and_null_without_one(run, member_client):
+    scored = member_client.get(f"/api/items/{run.items.get(row_number=1).pk}/").json()
+    assert scored["human_solution"] == HUMAN_PYTHAGORAS
+    assert scored["msu"]["score"] == pytest.approx(msu_of(run)[0].score)
+    assert scored["msu"]["extractor"] == "lexical"
+    assert "pythagorean theorem" in scored["msu"]["human_notions"]
+    ItemMsu.objects.filter(item__run=run, item__row_number=2).delete()
+    missing = member_client.get(f"/api/items/{run.items.get(row_number=2).pk}/").json()
+    assert missing["msu"] is None

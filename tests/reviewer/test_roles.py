@@ -61,6 +61,7 @@ CASES = [
     Case("upload", "post", access.UPLOAD, 302, data={"step": "create"}),
     Case("run_detail", "get", access.VIEW, 200, {"run_id": "run"}),
     Case("run_regrade", "post", access.REGRADE, 302, {"run_id": "run"}, {"evaluators": ["exact"]}),
+    Case("run_msu_recompute", "post", access.REGRADE, 302, {"run_id": "run"}),
     Case("run_stats", "get", access.VIEW, 200, {"run_id": "run"}),
     Case("runs_compare", "get", access.VIEW, 200, query="a={run}&b={run}"),
     Case("item_detail", "get", access.VIEW, 200, {"item_id": "item"}),

@@ -16,6 +16,7 @@ from reviewer.item_filters import (
 from reviewer.models import (
     Evaluation,
     Item,
+    ItemMsu,
     Review,
     ReviewVerdict,
 )
@@ -97,12 +98,33 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ItemMsuSerializer(serializers.ModelSerializer):
+    """A row's MSU against its human solution (docs/msu.md)."""
+
+    class Meta:
+        model = ItemMsu
+        fields = [
+            "state",
+            "score",
+            "overlap",
+            "model_notions",
+            "human_notions",
+            "extractor",
+            "extractor_version",
+            "embedding_model",
+            "embedding_semantic",
+            "note",
+        ]
+        read_only_fields = fields
+
+
 class ItemDetailSerializer(ItemSerializer):
     evaluations = EvaluationSerializer(many=True, read_only=True)
     reviews = ReviewSerializer(many=True, read_only=True)
+    msu = ItemMsuSerializer(read_only=True, allow_null=True)  # null: the run has no solutions
 
     class Meta(ItemSerializer.Meta):
-        fields = [*ItemSerializer.Meta.fields, "evaluations", "reviews"]
+        fields = [*ItemSerializer.Meta.fields, "evaluations", "reviews", "msu"]
         read_only_fields = fields
 
 
