@@ -26,6 +26,10 @@ from reviewer.pages.msu import item_msu_context
 from reviewer.pages.rendered_text import RenderedText, render_text
 from reviewer.selectors import ItemFilters
 
+# Longer outputs are shown as raw text only: rendering takes about 2.5 ms per 1,000
+# characters (bench/render_text.py), and a megabyte would hold the page for seconds.
+MAX_RENDERED_CHARS = 200_000
+
 # Keys 1-4 on the item page, in this order.
 VERDICT_KEYS = (
     ReviewVerdict.CORRECT,
@@ -47,7 +51,7 @@ class HighlightedOutput:
     before: str
     match: str
     after: str
-    rendered: RenderedText
+    rendered: RenderedText | None  # None past MAX_RENDERED_CHARS: the raw text only
 
 
 def _answer_span(output: str, evaluations) -> tuple[int, int] | None:
@@ -72,7 +76,9 @@ def _answer_span(output: str, evaluations) -> tuple[int, int] | None:
 
 def _highlight(output: str, evaluations) -> HighlightedOutput:
     span = _answer_span(output, evaluations)
-    rendered = render_text(output, mark=span, fold=True)
+    rendered = (
+        render_text(output, mark=span, fold=True) if len(output) <= MAX_RENDERED_CHARS else None
+    )
     if span is None:
         return HighlightedOutput(output, "", "", rendered)
     start, end = span

@@ -371,6 +371,21 @@ def test_long_outputs_are_folded_around_the_answer(reviewer_client):
     assert "data-show-all" in body
 
 
+def test_an_output_too_long_to_render_is_shown_raw_with_the_answer_marked(reviewer_client):
+    # Given an output longer than the page renders
+    output = "step $x$ " * 30_000 + "so \\boxed{42}"
+    item = GradedItemFactory(output=output)
+    EvaluationFactory(item=item, extracted="42")
+
+    # When the reviewer opens it
+    body = reviewer_client.get(reverse("item_detail", args=[item.id])).content.decode()
+
+    # Then it is raw text, said so, with the answer still marked and no math cut out of it
+    assert "data-not-rendered" in body
+    assert 'so \\boxed{<mark class="extracted">42</mark>}</pre>' in body
+    assert "data-rendered data-output-box" not in body
+
+
 def test_thinking_is_folded_with_its_length(reviewer_client):
     # Given an output that thinks first, then answers
     thinking = "Let me try $x = 2$. " * 10
