@@ -141,6 +141,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so worker processes started by tests can open the test database.
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test_mathjury.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# PostgreSQL: the role the app connects as when DATABASE_URL is the tables' owner (migrations).
+# `manage.py grant_app_role` creates it with no right to change or empty the audit trail.
+MATHJURY_APP_DATABASE_URL = os.environ.get("MATHJURY_APP_DATABASE_URL", "")
 
 # Login throttling (django-axes): after MATHJURY_LOGIN_FAILURE_LIMIT wrong passwords for one
 # username from one address, that pair is refused, right password or not, until the cool-off

@@ -8,6 +8,7 @@ Django sets no limit on uploaded files, so without the cap one request could fil
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -67,8 +68,9 @@ class SizeCappedUploadHandler(FileUploadHandler):
 
 class UploadSizeLimitMiddleware:
     """Answer a multipart body that must be refused before any view (and before CSRF, which
-    would otherwise parse it): 401/403 when nobody is logged in, 413 when too large, 400 with
-    too many files or fields. API requests get the API's JSON error body."""
+        would otherwise parse it): a login redirect (page) or 401 (API) when nobody is logged in to
+    a view that needs it, 413 when too large, 400 with
+        too many files or fields. API requests get the API's JSON error body."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -79,8 +81,10 @@ class UploadSizeLimitMiddleware:
     def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
         if request.method != "POST" or not request.content_type.startswith("multipart/"):
             return None
-        if not _authenticated(request):
+        if _needs_login(view_func) and not _authenticated(request):
             # Nothing of the body is read, so nothing of it is spooled to disk.
+            if not request.path.startswith(API_PREFIX):
+                return redirect_to_login(request.get_full_path())
             return _error(request, 401, "not_authenticated", "Log in (or send an API token) first.")
         try:
             request.FILES  # noqa: B018 -- parsing is the point
@@ -96,6 +100,17 @@ class UploadSizeLimitMiddleware:
             )
             return _error(request, 400, "invalid", message)
         return None
+
+
+def _needs_login(view_func) -> bool:
+    """Whether the view refuses anonymous users anyway (login and token views do not)."""
+    view_class = getattr(view_func, "cls", None)
+    if view_class is not None:  # a DRF view: its permission classes decide
+        from rest_framework.permissions import AllowAny
+
+        permissions = tuple(getattr(view_class, "permission_classes", ()))
+        return bool(permissions) and AllowAny not in permissions
+    return getattr(view_func, "login_required", True)
 
 
 def _authenticated(request: HttpRequest) -> bool:

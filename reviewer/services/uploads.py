@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -76,8 +75,7 @@ def run_upload(
     is a person's choice for a file that is not UTF-8; with ``skip_bad_lines`` bad rows are
     left out and listed on the run. Raises IngestError, UnknownEvaluatorsError,
     ProjectNameTakenError or PermissionDenied after deleting the stored file, with nothing
-    written. The stored file is deleted once the run is committed: its rows are in the
-    database.
+    written. The stored file is deleted once the run is made: its rows are in the database.
     """
     try:
         checked_evaluators(evaluators)
@@ -102,7 +100,6 @@ def run_upload(
                 encoding=encoding,
                 skip_bad_lines=skip_bad_lines,
             )
-            transaction.on_commit(partial(upload_discard, stored=stored))
     except DuplicateRunError as duplicate:
         upload_discard(stored=stored)
         logger.info("%s is already run %s", stored.filename, duplicate.run.pk)
@@ -110,6 +107,7 @@ def run_upload(
     except (IngestError, UnknownEvaluatorsError, ProjectNameTakenError, PermissionDenied):
         upload_discard(stored=stored)
         raise
+    upload_discard(stored=stored)  # its rows are in the database now
     return RunUpload(run=run, duplicate=False)
 
 

@@ -60,6 +60,7 @@ CASES = [
     Case("upload", "get", None, 200),
     Case("upload", "post", access.UPLOAD, 302, data={"step": "create"}),
     Case("run_detail", "get", access.VIEW, 200, {"run_id": "run"}),
+    Case("run_skipped_lines", "get", access.VIEW, 200, {"run_id": "run"}),
     Case("run_regrade", "post", access.REGRADE, 302, {"run_id": "run"}, {"evaluators": ["exact"]}),
     Case("run_msu_recompute", "post", access.REGRADE, 302, {"run_id": "run"}),
     Case("run_stats", "get", access.VIEW, 200, {"run_id": "run"}),

@@ -67,13 +67,15 @@ def test_secret_key_is_required_when_debug_is_off():
 def test_defaults_run_with_no_servers_inside_the_data_folder(tmp_path):
     result = settings_in_subprocess(
         {"DEBUG": "1", "MATHJURY_DATA_DIR": str(tmp_path)},
-        "s.DATABASES['default']['NAME'], s.CELERY_BROKER_URL, s.UPLOAD_DIR, s.MATHJURY_UPLOAD_MAX_BYTES",
+        "s.DATABASES['default']['NAME'], s.CELERY_BROKER_URL, s.UPLOAD_DIR, "
+        "s.MATHJURY_UPLOAD_MAX_BYTES, s.MATHJURY_API_UPLOAD_MAX_BYTES",
     )
-    database, broker, uploads, limit = result.stdout.split()
+    database, broker, uploads, limit, api_limit = result.stdout.split()
     assert database == str(tmp_path / "mathjury.sqlite3")
     assert broker == "filesystem://"
     assert uploads == str(tmp_path / "uploads") and Path(uploads).is_dir()
-    assert int(limit) == 200 * 1024 * 1024
+    # 50 MiB from the web form; scripts through the API may send more
+    assert (int(limit), int(api_limit)) == (50 * 1024 * 1024, 200 * 1024 * 1024)
 
 
 def test_a_malformed_number_names_the_variable():
