@@ -16,7 +16,7 @@ from grading.llm.judge import (
     judge_messages,
     judge_reply_parse,
 )
-from grading.llm.parallel import ChatOutcome, ChatRequest, complete_many
+from grading.llm.parallel import ChatOutcome, ChatRequest, complete_many, complete_many_batched
 from grading.llm.responses import Completion
 from grading.llm.retry import RetryPolicy
 from grading.llm.templates import (
@@ -51,6 +51,7 @@ __all__ = [
     "TemplateError",
     "chat_messages",
     "complete_many",
+    "complete_many_batched",
     "judge",
     "judge_cache_key",
     "judge_messages",

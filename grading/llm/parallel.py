@@ -63,38 +63,80 @@ def complete_many(
     rest go on. ``cancelled`` is checked before sending more: once it returns True nothing new
     is sent, and the requests in flight are still yielded.
     """
+    for landed in _landed(client, requests, concurrency, sampling, cancelled, early=False):
+        yield from landed
+
+
+def complete_many_batched(
+    client: EndpointClient,
+    requests: Iterable[ChatRequest],
+    *,
+    concurrency: int,
+    sampling: SamplingParams | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[list[ChatOutcome]]:
+    """``complete_many``, yielding together the outcomes that landed while the caller was
+    busy with the previous ones: a caller that stores each batch in one transaction keeps up
+    with a high concurrency, and still stores each outcome as soon as it is free to.
+
+    The slots a batch freed are filled before the batch is handed over, so requests are in
+    flight while the caller stores; a cancel decided on seeing a batch therefore stops the
+    requests after the ones sent then (at most ``concurrency`` more).
+    """
+    yield from _landed(client, requests, concurrency, sampling, cancelled, early=True)
+
+
+def _landed(
+    client: EndpointClient,
+    requests: Iterable[ChatRequest],
+    concurrency: int,
+    sampling: SamplingParams | None,
+    cancelled: Callable[[], bool],
+    *,
+    early: bool,
+) -> Iterator[list[ChatOutcome]]:
+    """The outcomes of each wait; with ``early``, free slots are refilled before yielding."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     pending = iter(requests)
     follow_ups: deque[ChatRequest] = deque()
     in_flight: dict[Future, ChatRequest] = {}
     executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="llm-request")
+
+    def refill() -> None:
+        if cancelled():
+            return
+        while len(in_flight) < concurrency:
+            request = follow_ups.popleft() if follow_ups else next(pending, None)
+            if request is None:
+                break
+            future = executor.submit(
+                client.chat, request.messages, sampling, samples=request.samples
+            )
+            in_flight[future] = request
+
     try:
         while True:
-            if not cancelled():
-                while len(in_flight) < concurrency:
-                    request = follow_ups.popleft() if follow_ups else next(pending, None)
-                    if request is None:
-                        break
-                    future = executor.submit(
-                        client.chat, request.messages, sampling, samples=request.samples
-                    )
-                    in_flight[future] = request
+            refill()
             if not in_flight:
                 return
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            landed = []
             for future in done:
                 request = in_flight.pop(future)
                 try:
                     completions = future.result()
                 except EndpointError as error:
-                    yield ChatOutcome(request=request, error=error)
+                    landed.append(ChatOutcome(request=request, error=error))
                     continue
                 answered = {completion.sample for completion in completions}
                 missing = tuple(s for s in request.samples if s not in answered)
                 if missing:
                     follow_ups.append(replace(request, samples=missing))
-                yield ChatOutcome(request=request, completions=completions)
+                landed.append(ChatOutcome(request=request, completions=completions))
+            if early:  # the freed slots work while the caller stores what landed
+                refill()
+            yield landed
     finally:
         # A caller that stops early (or a time limit) leaves the threads in flight to finish
         # their one request; nothing queued is sent.

@@ -20,25 +20,25 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from grading.llm import (
     ChatOutcome,
     ChatRequest,
-    Completion,
     EndpointClient,
     ErrorKind,
     PromptTemplate,
     RetryPolicy,
     SamplingParams,
     chat_messages,
-    complete_many,
+    complete_many_batched,
 )
 from reviewer.celery import app as celery_app
 from reviewer.models import GeneratedOutput, GenerationJob, Item, Problem, Run
 from reviewer.services.endpoints import EndpointSetupError, endpoint_config
+from reviewer.services.generation_store import pairs_store
 from reviewer.services.grading import grading_enqueue, run_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -171,14 +171,14 @@ def generation_work(*, run_id: int, dispatch: int) -> int:
     stored = 0
     retry = RetryPolicy(max_attempts=settings.MATHJURY_GENERATION_RETRY_ATTEMPTS)
     with EndpointClient(config, retry) as client:
-        for outcome in complete_many(
+        for landed in complete_many_batched(
             client,
             requests,
             concurrency=job.concurrency,
             sampling=sampling,
             cancelled=work.cancelled,
         ):
-            stored += _outcome_store(work, outcome)
+            stored += _outcomes_store(work, landed)
             _grade_arrived(work, force=False)
     _grade_arrived(work, force=True)
     _slice_end(work)
@@ -211,94 +211,45 @@ def _lease(*, run_id: int, dispatch: int) -> GenerationJob | None:
     return job
 
 
-def _outcome_store(work: _Slice, outcome: ChatOutcome) -> int:
-    """Store what one request brought, in one transaction; returns how many pairs were new."""
+def _outcomes_store(work: _Slice, landed: list[ChatOutcome]) -> int:
+    """Store what the requests that landed together brought, in one transaction (one request
+    when the caller keeps up, more while it was busy); returns how many pairs were new."""
     job = work.job
-    problem: Problem = outcome.request.key
-    if outcome.error is not None:
-        kind = str(outcome.error.kind)
-        with transaction.atomic():
-            locked = GenerationJob.objects.select_for_update().get(pk=job.pk)
-            locked.requests_sent += 1
-            locked.requests_failed += 1
-            locked.errors = dict(Counter(locked.errors) + Counter({kind: 1}))
-            locked.heartbeat_at = timezone.now()
-            locked.save(
-                update_fields=["requests_sent", "requests_failed", "errors", "heartbeat_at"]
-            )
-        logger.warning("run %s, problem %s: %s", job.run_id, problem.position, outcome.error)
-        _judge_failure(work, outcome.error)
-        return 0
-    work.consecutive_failures = 0
-    new = 0
-    with transaction.atomic():
-        _commit_without_waiting_for_disk()
-        for completion in outcome.completions:
-            item_id = _pair_store(job, problem, completion)
-            if item_id is not None:
-                work.to_grade.append(item_id)
-                new += 1
-        GenerationJob.objects.filter(pk=job.pk).update(
-            requests_sent=F("requests_sent") + 1,
-            retries=F("retries") + sum(c.attempts - 1 for c in outcome.completions),
-            heartbeat_at=timezone.now(),
-        )
-    work.stored_any = work.stored_any or new > 0
-    return new
-
-
-def _commit_without_waiting_for_disk() -> None:
-    """One commit per answer would otherwise wait for a disk flush each (tens of ms on a busy
-    disk). A killed worker still loses nothing committed; a PostgreSQL crash can lose the
-    last fraction of a second of answers, which are then missing pairs that resume asks
-    for again, never half-stored ones."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit TO OFF")
-
-
-def _pair_store(job: GenerationJob, problem: Problem, completion: Completion) -> int | None:
-    """The new item's id, or None when the pair was already stored (by an earlier delivery)."""
-    extra: dict[str, object] = {
-        "prompt_tokens": completion.prompt_tokens,
-        "completion_tokens": completion.completion_tokens,
-        "latency_s": round(completion.latency_s, 3),
-    }
-    if problem.level:
-        extra["level"] = problem.level
-    if completion.reasoning:
-        extra["reasoning"] = completion.reasoning
+    errors = Counter(str(o.error.kind) for o in landed if o.error is not None)
+    answered = [o for o in landed if o.error is None]
+    pairs = [(o.request.key, c) for o in answered for c in o.completions]
     try:
         with transaction.atomic():
-            item = Item.objects.create(
-                run_id=job.run_id,
-                row_number=problem.position * job.samples + completion.sample + 1,
-                source_line=problem.source_line,
-                external_id=problem.external_id,
-                problem=problem.problem,
-                gold=problem.gold,
-                output=completion.text.replace("\x00", ""),
-                model_name=(completion.model or job.run.model_name)[:200],
-                subject=problem.subject,
-                sample_index=completion.sample,
-                finish_reason=(completion.finish_reason or "")[:200],
-                extra=extra,
-            )
-            GeneratedOutput.objects.create(
-                run_id=job.run_id,
-                item=item,
-                problem=problem,
-                sample_index=completion.sample,
-                prompt_tokens=completion.prompt_tokens,
-                completion_tokens=completion.completion_tokens,
-                usage_shared_by=completion.usage_shared_by,
-                latency_s=completion.latency_s,
-                attempts=completion.attempts,
-                reasoning=completion.reasoning.replace("\x00", ""),
-            )
+            new_ids = pairs_store(job, pairs, one_by_one=False)
+            _counters_add(job, landed, answered, errors)
     except IntegrityError:
-        return None
-    return item.pk
+        # Another task stored one of these pairs meanwhile: each on its own, skipping those.
+        with transaction.atomic():
+            new_ids = pairs_store(job, pairs, one_by_one=True)
+            _counters_add(job, landed, answered, errors)
+    work.to_grade.extend(new_ids)
+    for outcome in landed:
+        if outcome.error is not None:
+            problem: Problem = outcome.request.key
+            logger.warning("run %s, problem %s: %s", job.run_id, problem.position, outcome.error)
+            _judge_failure(work, outcome.error)
+        else:
+            work.consecutive_failures = 0
+    work.stored_any = work.stored_any or bool(new_ids)
+    return len(new_ids)
+
+
+def _counters_add(job: GenerationJob, landed: list, answered: list, errors: Counter) -> None:
+    if errors:
+        locked = GenerationJob.objects.select_for_update().get(pk=job.pk)
+        locked.errors = dict(Counter(locked.errors) + errors)
+        locked.save(update_fields=["errors"])
+    GenerationJob.objects.filter(pk=job.pk).update(
+        requests_sent=F("requests_sent") + len(landed),
+        requests_failed=F("requests_failed") + errors.total(),
+        retries=F("retries") + sum(c.attempts - 1 for o in answered for c in o.completions),
+        heartbeat_at=timezone.now(),
+    )
 
 
 def _judge_failure(work: _Slice, error) -> None:

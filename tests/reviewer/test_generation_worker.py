@@ -4,6 +4,7 @@ SIGKILLed mid-generation, and resume completes every (problem, sample) pair exac
 from __future__ import annotations
 
 from collections import Counter
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
@@ -93,3 +94,41 @@ def test_a_killed_worker_loses_nothing_and_resume_stores_every_pair_once(
             f"\nkilled after {before_kill} of {PROBLEMS * SAMPLES} outputs; "
             f"pairs answered twice: {repeated}"
         )
+
+
+def test_the_command_waits_until_the_run_is_generated_and_graded(
+    celery_worker_process, openai_server, tmp_path
+):
+    # given a worker and a file of 10 problems
+    celery_worker_process(**WORKER_ENV)
+    problems = tmp_path / "problems.csv"
+    problems.write_text(
+        "id,problem,answer\n" + "".join(f"q{n},What is {n} + 1?,{n + 1}\n" for n in range(10))
+    )
+    out, err = StringIO(), StringIO()
+    # when generate_run is called with --wait
+    call_command(
+        "generate_run",
+        str(problems),
+        "--project",
+        "waited",
+        "--base-url",
+        openai_server.base_url,
+        "--model",
+        "fake",
+        "--samples",
+        "2",
+        "--evaluators",
+        "math_verify",
+        "--wait",
+        stdout=out,
+        stderr=err,
+    )
+    # then it printed the run, and returned once every pair was generated and graded
+    run = Run.objects.get(project__name="waited")
+    assert out.getvalue() == f"run {run.pk}\n"
+    assert run.status == Run.Status.DONE
+    assert (
+        run.items.filter(grade_state=Item.GradeState.GRADED, auto_verdict="correct").count() == 20
+    )
+    assert "20/20 generated, 20 graded" in err.getvalue()

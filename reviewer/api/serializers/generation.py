@@ -62,8 +62,8 @@ class EndpointCreateSerializer(serializers.Serializer):
 
 
 class GenerateSerializer(serializers.Serializer):
-    problem_set = serializers.IntegerField(min_value=1)
-    endpoint = serializers.IntegerField(min_value=1)
+    problem_set = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+    endpoint = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
     model = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
     name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
     template = serializers.CharField(
@@ -97,5 +97,5 @@ class GenerateSerializer(serializers.Serializer):
 
 
 class JudgeSerializer(serializers.Serializer):
-    endpoint = serializers.IntegerField(min_value=1)
+    endpoint = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
     scope = serializers.ChoiceField(choices=JUDGE_SCOPES, default="flagged")

@@ -5,7 +5,6 @@ grading are done. The output contract is relied on by scripts: keep it."""
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -139,15 +138,16 @@ class Command(BaseCommand):
             report = generation_report(run=run)
             graded_all = run.status in (Run.Status.DONE, Run.Status.FAILED)
             bar = "#" * (report.percent // 5)
-            sys.stderr.write(
+            self.stderr.write(
                 f"\r[{bar:<20}] {report.pairs_done}/{report.pairs_total} generated, "
-                f"{report.graded} graded, {report.status_label}   "
+                f"{report.graded} graded, {report.status_label}   ",
+                ending="",
             )
-            sys.stderr.flush()
+            self.stderr.flush()
             if not report.active and graded_all:
                 break
             time.sleep(1)
-        sys.stderr.write("\n")
+        self.stderr.write("")
         if report.error_message:
             self.stderr.write(report.error_message)
         if report.status != GenerationJob.Status.DONE:
