@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import DateTimeField, JSONField, Model
+from django.db.models import DateTimeField, FloatField, JSONField, Model
 
 from reviewer.models import Evaluation, Item
 
@@ -134,6 +134,8 @@ def _columns(model: type[Model], names: tuple[str, ...]) -> list[_Column]:
             prepare = json.dumps
         elif isinstance(field, DateTimeField):
             prepare = _datetime_preparer(field)
+        elif isinstance(field, FloatField):
+            prepare = float  # an array takes one type: 0 and 1.5 are both floats
         sql_type = field.rel_db_type(connection) if field.is_relation else field.db_type(connection)
         columns.append(_Column(name=name, column=field.column, sql_type=sql_type, prepare=prepare))
     return columns
