@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 from django.utils import timezone
 
 from reviewer import selectors, services
@@ -106,3 +107,24 @@ def test_the_page_says_when_no_worker_was_seen(user, store_upload, celery_broker
     )
     health = selectors.run_grading_health(run=run)
     assert health.problem == "" and health.heartbeat_age >= 3
+
+
+def test_the_run_page_shows_the_heartbeat_and_a_worker_that_stopped_reporting(
+    client, user, store_upload, celery_broker, settings
+):
+    # given a run whose chunk's worker last reported two minutes ago
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    run = create_run(user, store_upload)
+    GradingChunk.objects.filter(run=run).update(
+        state=GradingChunk.State.RUNNING, heartbeat_at=timezone.now() - timedelta(minutes=2)
+    )
+    client.force_login(user)
+    # when its page polls the summary, then it gives the heartbeat's age and says what is wrong
+    body = client.get(
+        reverse("run_detail", args=[run.pk]), HTTP_HX_REQUEST="true", HTTP_HX_TARGET="summary"
+    ).content.decode()
+    assert "Last heartbeat from a worker on this run 1" in body  # 120 s and counting
+    assert 'data-stalled="worker_silent"' in body and "stopped reporting" in body
