@@ -16,7 +16,11 @@ from grading.types import GradedSample
 from reviewer.audit import Action, audit_event, audit_record, audit_record_many, verdict_change_data
 from reviewer.models import Evaluation, EvaluatorScore, Item, Run, evaluator_scores_text
 from reviewer.services.grading.chunks import chunk_lease_take
-from reviewer.services.grading.writes import evaluations_write, items_results_write
+from reviewer.services.grading.writes import (
+    commit_without_waiting_for_disk,
+    evaluations_write,
+    items_results_write,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +42,7 @@ def grading_attempt_start(
     delivery), and nothing was counted.
     """
     with transaction.atomic():
+        commit_without_waiting_for_disk()
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.grading_generation != generation:
             return []
@@ -82,6 +87,7 @@ def grading_results_save(
         return 0
     now = timezone.now()
     with transaction.atomic():
+        commit_without_waiting_for_disk()
         run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run_id)
         if run.grading_generation != generation:
             return 0
