@@ -73,7 +73,8 @@ def test_a_worker_grades_all_800_sample_rows(user, store_upload, celery_worker_p
 def test_a_killed_worker_loses_no_row_and_grades_none_twice(
     user, store_upload, celery_worker_process
 ):
-    # given a run being graded by a worker whose tasks are redelivered 50 s after it is lost
+    # given a run being graded by a worker whose tasks Redis delivers again 80 s after it is
+    # lost (visibility time-out: the 20 s task limit + 60 s; no reconciler runs here)
     worker_env = {"MATHJURY_CHUNK_SIZE": "20", "MATHJURY_TASK_TIME_LIMIT": "20"}
     worker = celery_worker_process(**worker_env)
     run = upload_run(user, store_upload, SAMPLE_RUN.read_bytes(), SAMPLE_MAPPING)

@@ -85,12 +85,19 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
 def celery_broker(redis_server: RedisServer) -> Iterator[redis.Redis]:
     """Overrides conftest's: this module's workers and tasks use the test's own redis-server."""
     previous = (celery_app.conf.broker_url, celery_app.conf.broker_transport_options)
-    celery_app.close()
+    _forget_connections()
     celery_app.conf.broker_url = redis_server.url
     celery_app.conf.broker_transport_options = {"visibility_timeout": 3600}
     yield redis.Redis.from_url(redis_server.url)
-    celery_app.close()
+    _forget_connections()
     celery_app.conf.broker_url, celery_app.conf.broker_transport_options = previous
+
+
+def _forget_connections() -> None:
+    """Drop the app's pooled connections, including the producer pool that control messages
+    (ping) use, which close() keeps: it would still point at the last test's server."""
+    celery_app.close()
+    celery_app.amqp._producer_pool = None
 
 
 @pytest.fixture

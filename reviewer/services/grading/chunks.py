@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import logging
 import math
+import secrets
+import socket
 from collections.abc import Sequence
 from datetime import timedelta
 
+import psutil
 from django.conf import settings
 from django.db.models import Q
 from django.db.models.functions import Coalesce
@@ -81,29 +84,59 @@ def stale_before() -> timezone.datetime:
     return timezone.now() - timedelta(seconds=settings.MATHJURY_GRADING_STALE_SECONDS)
 
 
+def chunk_holder() -> str:
+    """A name for this delivery: host, process id and start time (so a reused id is not taken
+    for the same process), and a random part (so two deliveries in one process differ)."""
+    process = psutil.Process()
+    return (
+        f"{socket.gethostname()}:{process.pid}:{process.create_time():.3f}:{secrets.token_hex(4)}"
+    )
+
+
+def holder_is_gone(holder: str) -> bool:
+    """Whether ``holder``'s process is known to be dead: only a process on this host can be
+    checked (a worker process killed by the OOM killer, whose task is delivered again at once,
+    while its heartbeat still looks fresh); others are judged by their heartbeat."""
+    host, _, rest = holder.partition(":")
+    pid, _, rest = rest.partition(":")
+    started, _, _ = rest.partition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        return f"{psutil.Process(int(pid)).create_time():.3f}" != started
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
+
+
 def chunk_lease_take(*, chunk_id: int, holder: str) -> bool:
     """Take or renew ``holder``'s lease on a chunk (call holding the run's lock, which the
     reconciler takes too); False when the chunk is finished, abandoned or held by another
-    delivery whose heartbeat is fresh."""
+    delivery that is alive (its heartbeat fresh and, on this host, its process running)."""
     now = timezone.now()
-    taken = (
-        GradingChunk.objects.filter(
-            pk=chunk_id, state__in=(GradingChunk.State.QUEUED, GradingChunk.State.RUNNING)
-        )
-        .filter(
-            Q(state=GradingChunk.State.QUEUED)
-            | Q(holder=holder)
-            | Q(heartbeat_at__isnull=True)
-            | Q(heartbeat_at__lt=stale_before())
-        )
-        .update(
-            state=GradingChunk.State.RUNNING,
-            holder=holder,
-            heartbeat_at=now,
-            started_at=Coalesce("started_at", now),
-        )
+    open_chunk = GradingChunk.objects.filter(
+        pk=chunk_id, state__in=(GradingChunk.State.QUEUED, GradingChunk.State.RUNNING)
     )
-    return bool(taken)
+    take = {
+        "state": GradingChunk.State.RUNNING,
+        "holder": holder,
+        "heartbeat_at": now,
+        "started_at": Coalesce("started_at", now),
+    }
+    taken = open_chunk.filter(
+        Q(state=GradingChunk.State.QUEUED)
+        | Q(holder=holder)
+        | Q(heartbeat_at__isnull=True)
+        | Q(heartbeat_at__lt=stale_before())
+    ).update(**take)
+    if taken:
+        return True
+    current = open_chunk.values_list("holder", flat=True).first()
+    if current and holder_is_gone(current):
+        logger.warning("chunk %s: its holder %s is gone; taking it over", chunk_id, current)
+        return bool(open_chunk.filter(holder=current).update(**take))
+    return False
 
 
 def chunk_heartbeat(*, chunk_id: int, holder: str) -> bool:

@@ -14,7 +14,12 @@ from kombu.exceptions import ChannelError, OperationalError
 
 from reviewer.celery import app as celery_app
 from reviewer.models import GradingChunk, Item, Run
-from reviewer.services.grading.chunks import chunks_dispatch, chunks_record, stale_before
+from reviewer.services.grading.chunks import (
+    chunks_dispatch,
+    chunks_record,
+    holder_is_gone,
+    stale_before,
+)
 from reviewer.services.grading.results import run_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -115,7 +120,11 @@ def _run_reconcile(*, run_id: int, broker_messages: int) -> tuple[int, bool]:
         abandoned = []
         for chunk in chunks:
             if chunk.state == GradingChunk.State.RUNNING:
-                alive = chunk.heartbeat_at is not None and chunk.heartbeat_at >= fresh_after
+                alive = (
+                    chunk.heartbeat_at is not None
+                    and chunk.heartbeat_at >= fresh_after
+                    and not holder_is_gone(chunk.holder)
+                )
                 reason = GradingChunk.Origin.WORKER_LOST
             else:
                 alive = broker_messages > 0 or chunk.sent_at >= fresh_after

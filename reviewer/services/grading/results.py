@@ -23,7 +23,11 @@ from reviewer.models import (
     evaluator_scores_text,
 )
 from reviewer.services.grading.chunks import chunk_lease_take
-from reviewer.services.grading.writes import evaluations_write, items_results_write
+from reviewer.services.grading.writes import (
+    commit_without_waiting_for_disk,
+    evaluations_write,
+    items_results_write,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +51,7 @@ def grading_attempt_start(
     delivery), and nothing was counted.
     """
     with transaction.atomic():
+        commit_without_waiting_for_disk()
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.grading_generation != generation:
             return []
@@ -91,6 +96,7 @@ def grading_results_save(
         return 0
     now = timezone.now()
     with transaction.atomic():
+        commit_without_waiting_for_disk()
         run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run_id)
         if run.grading_generation != generation:
             return 0

@@ -15,9 +15,6 @@ batch as it is graded, and never leave a row behind.
 from __future__ import annotations
 
 import logging
-import os
-import secrets
-import socket
 import time
 from collections import deque
 from collections.abc import Callable
@@ -30,7 +27,12 @@ from django.db import connection as db_connection
 
 from grading.types import Sample
 from reviewer.models import GradingChunk, Item, Run
-from reviewer.services.grading.chunks import chunk_finish, chunk_heartbeat, chunks_send
+from reviewer.services.grading.chunks import (
+    chunk_finish,
+    chunk_heartbeat,
+    chunk_holder,
+    chunks_send,
+)
 from reviewer.services.grading.results import (
     grading_attempt_start,
     grading_results_save,
@@ -85,7 +87,7 @@ class _ChunkGrading:
     def __init__(self, chunk: GradingChunk, evaluators: list[str]) -> None:
         self.chunk = chunk
         self.evaluators = evaluators
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.holder = chunk_holder()
         self.started = time.monotonic()
         soft_limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
         self.budget = soft_limit - min(15.0, soft_limit / 5)
