@@ -61,8 +61,12 @@ def main() -> None:
 def run_benchmark(*, url: str, workdir: Path, args) -> None:
     django_setup(url, workdir)
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.auth import get_user_model
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
     from django.contrib.sessions.backends.db import SessionStore
     from export import build_run
 

@@ -4,6 +4,9 @@ still graded exactly once. The health report sees both, with the queues they con
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 from django.conf import settings
 
@@ -29,8 +32,12 @@ def test_two_machines_grade_a_run_once_though_one_dies(
 ):
     # Given two workers as on two machines: own data folders, the same broker and database,
     # tasks redelivered 50 s after their worker is lost
-    lines = SAMPLE_RUN.read_bytes().splitlines(keepends=True)
-    content = b"".join(lines[: ROWS + 1])
+    with SAMPLE_RUN.open(newline="", encoding="utf-8") as source:
+        reader = csv.reader(source)
+        rows = [next(reader) for _ in range(ROWS + 1)]  # the header and ROWS rows
+    text = io.StringIO(newline="")
+    csv.writer(text).writerows(rows)
+    content = text.getvalue().encode()
     env = {"MATHJURY_CHUNK_SIZE": "10", "MATHJURY_TASK_TIME_LIMIT": "20"}
     first = celery_worker_process(MATHJURY_DATA_DIR=str(tmp_path / "machine-a"), **env)
     celery_worker_process(MATHJURY_DATA_DIR=str(tmp_path / "machine-b"), **env)

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 
 from reviewer.services.exports.formats import Column, evaluator_column
 
@@ -55,32 +56,43 @@ class CardTally:
     def counted_records(
         self, values: Iterable[tuple], columns: Sequence[Column]
     ) -> Iterator[tuple]:
-        """Pass records (tuples in ``columns`` order) through, counting each."""
+        """Pass records (tuples in ``columns`` order) through, counting each.
+
+        Rows are grouped by the values the card reads (a few hundred kinds in a large run, the
+        review times apart) and each kind counted once at the end: a C-level tally per row
+        instead of a Python call.
+        """
         where = {column.name: i for i, column in enumerate(columns)}
-        fixed = [where[name] for name in _FIXED]
-        verdicts = [where[evaluator_column(name, "verdict")] for name in self.evaluators]
-        count = self._count
+        read = itemgetter(
+            *[where[name] for name in _FIXED],
+            *[where[evaluator_column(name, "verdict")] for name in self.evaluators],
+        )
+        kinds: Counter = Counter()
         for record in values:
-            count(*[record[i] for i in fixed], [record[i] for i in verdicts])
+            kinds[read(record)] += 1
             yield record
+        fixed = len(_FIXED)
+        for kind, rows in kinds.items():
+            self._count(*kind[:fixed], list(kind[fixed:]), rows=rows)
 
     def add(self, row: dict) -> None:
         verdicts = [row.get(evaluator_column(name, "verdict")) for name in self.evaluators]
         self._count(*[row.get(name) for name in _FIXED], verdicts)
 
     def _count(
-        self, state, needs_review, jury, final, source, reviewed_by, at, verdicts: list
+        self, state, needs_review, jury, final, source, reviewed_by, at, verdicts: list, rows=1
     ) -> None:
-        self.rows += 1
-        self.graded += state == "graded"
-        self.not_graded += state == "quarantined"
-        self.flagged += bool(needs_review)
-        self.jury[jury or "none"] += 1
+        """Count ``rows`` rows that all have these values."""
+        self.rows += rows
+        self.graded += rows * (state == "graded")
+        self.not_graded += rows * (state == "quarantined")
+        self.flagged += rows * bool(needs_review)
+        self.jury[jury or "none"] += rows
         final = final or "none"
-        self.final[final] += 1
+        self.final[final] += rows
         if source == "human":
-            self.human += 1
-            self.reviewers[reviewed_by or "(deleted user)"] += 1
+            self.human += rows
+            self.reviewers[reviewed_by or "(deleted user)"] += rows
             if at is not None:
                 self.first_review = min(at, self.first_review or at)
                 self.last_review = max(at, self.last_review or at)
@@ -88,15 +100,15 @@ class CardTally:
         for name, verdict in zip(self.evaluators, verdicts, strict=True):
             if verdict in ("correct", "incorrect"):
                 answered.append(verdict)
-                self.answered[name] += 1
+                self.answered[name] += rows
                 if final in ("correct", "incorrect"):
-                    self.compared[name] += 1
-                    self.agreed[name] += verdict == final
+                    self.compared[name] += rows
+                    self.agreed[name] += rows * (verdict == final)
         if len(answered) >= 2:
             if len(set(answered)) == 1:
-                self.unanimous += 1
+                self.unanimous += rows
             else:
-                self.split += 1
+                self.split += rows
 
     def card(self, *, about: dict, evaluator_versions: dict[str, list[str]]) -> dict:
         """The card as plain JSON data; ``about`` says which run, export and filters."""

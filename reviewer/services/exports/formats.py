@@ -203,16 +203,39 @@ def csv_record_chunks(
         header, quote_all=spreadsheet_safe
     ).encode("utf-8")
     as_text = _csv_converter(columns)
+    line = _csv_record_line(columns, quote_all=spreadsheet_safe)
     iterator = iter(values)
     while batch := list(islice(iterator, ROWS_PER_CHUNK)):
         cells = map(as_text, batch) if as_text else batch
         if spreadsheet_safe:
             cells = map(_neutralise_row, cells)
-        text = "".join([_csv_line(row, quote_all=spreadsheet_safe) for row in cells])
+        text = "".join(map(line, cells))
         yield first + text.encode("utf-8")
         first = b""
     if first:  # no rows: the header alone
         yield first
+
+
+def _csv_record_line(columns: Sequence[Column], *, quote_all: bool):
+    """``_csv_line`` for records of ``columns``, faster: only text columns can hold a comma,
+    quote, CR or LF (numbers, flags and times as written never do)."""
+    texts = [i for i, column in enumerate(columns) if column.kind in ("str", "list")]
+    if len(columns) < 2:
+        return lambda cells: _csv_line(cells, quote_all=quote_all)
+
+    def line(cells) -> str:
+        out = ["" if v is None else v if v.__class__ is str else str(v) for v in cells]
+        if quote_all:
+            return '"' + '","'.join([t.replace('"', '""') for t in out]) + '"\r\n'
+        for i in texts:
+            text = out[i]
+            if '"' in text:
+                out[i] = '"' + text.replace('"', '""') + '"'
+            elif "," in text or "\n" in text or "\r" in text:
+                out[i] = '"' + text + '"'
+        return ",".join(out) + "\r\n"
+
+    return line
 
 
 def _csv_line(cells, *, quote_all: bool) -> str:
