@@ -27,6 +27,8 @@ _SQL_TYPES = {
     "datetime": "timestamptz",
     "list": "text[]",
 }
+
+
 def _notions(column: str) -> str:
     """A JSON list of notions as text[], NULL (not empty) where the row has no MSU record."""
     return (
