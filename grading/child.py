@@ -171,7 +171,7 @@ class _RowGrader:
         return evaluators
 
     def _grade_row(self, row_id: int, sample: Sample, evaluators: Sequence[Evaluator]) -> None:
-        self.record.start_row(row_id, time.monotonic())
+        self.record.start_row(row_id, time.monotonic(), time.process_time())
         finished: list[Evaluation] = []
         encoded: dict[int, tuple[Evaluation, orjson.Fragment]] = {}
 

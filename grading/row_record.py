@@ -6,12 +6,14 @@ own can send anything; and writing each evaluation to the pipe as it finishes wo
 system call and a parent wake-up per evaluator. Instead the child copies each finished
 evaluation into this shared page (a memory write, no system call), and the parent reads the
 page when it kills the child, so a row stopped at its time limit keeps what finished. The
-page also says when the row started, so the parent times it exactly even when the answers
-of the rows before it are still buffered in the child.
+page also says when the row started, on the wall clock and on the child's CPU clock, so the
+parent times it exactly even when the answers of the rows before it are still buffered in the
+child.
 
 Layout: row id (int64, -1 when no row is in progress), row start and last update
-(``time.monotonic``, float64), length of the evaluations (uint32), then the evaluations as
-protocol JSON lines. The child writes the payload before the length, and the start before
+(``time.monotonic``, float64), the child's CPU time at the row's start
+(``time.process_time``, float64), length of the evaluations (uint32), then the evaluations as
+protocol JSON lines. The child writes the payload before the length, and the starts before
 the row id, so a reader never sees a length or an id before what it covers.
 """
 
@@ -22,7 +24,7 @@ import os
 import struct
 
 SIZE = 1 << 18
-_HEADER = struct.Struct("<qddI")
+_HEADER = struct.Struct("<qdddI")
 _NO_ROW = -1
 
 
@@ -39,7 +41,7 @@ class RowRecord:
         fd = os.memfd_create("mathjury-row", os.MFD_CLOEXEC)
         os.ftruncate(fd, SIZE)
         record = cls(fd)
-        _HEADER.pack_into(record.memory, 0, _NO_ROW, 0.0, 0.0, 0)
+        _HEADER.pack_into(record.memory, 0, _NO_ROW, 0.0, 0.0, 0.0, 0)
         return record
 
     def close(self) -> None:
@@ -48,9 +50,9 @@ class RowRecord:
 
     # --- the child's side -----------------------------------------------------------------
 
-    def start_row(self, row_id: int, now: float) -> None:
+    def start_row(self, row_id: int, now: float, cpu_now: float) -> None:
         self.length = 0
-        struct.pack_into("<ddI", self.memory, 8, now, now, 0)
+        struct.pack_into("<dddI", self.memory, 8, now, now, cpu_now, 0)
         struct.pack_into("<q", self.memory, 0, row_id)
 
     def add(self, line: bytes, now: float) -> None:
@@ -60,22 +62,24 @@ class RowRecord:
             return
         self.memory[start : start + len(line)] = line
         self.length += len(line)
-        struct.pack_into("<dI", self.memory, 16, now, self.length)
+        struct.pack_into("<d", self.memory, 16, now)
+        struct.pack_into("<I", self.memory, 32, self.length)
 
     def end_row(self) -> None:
         struct.pack_into("<q", self.memory, 0, _NO_ROW)
 
     # --- the parent's side ----------------------------------------------------------------
 
-    def row_started(self, row_id: int) -> float | None:
-        """When the child started ``row_id``, if that is the row it is on now."""
-        current, started = struct.unpack_from("<qd", self.memory, 0)
-        return started if current == row_id else None
+    def row_started(self, row_id: int) -> tuple[float, float] | None:
+        """When the child started ``row_id`` (wall clock) and its CPU time then, if that is the
+        row it is on now; read at once, so both belong to that row."""
+        current, started, _, cpu_started = struct.unpack_from("<qddd", self.memory, 0)
+        return (started, cpu_started) if current == row_id else None
 
     def finished(self, row_id: int) -> tuple[list[bytes], float | None]:
         """The evaluation lines the child finished in ``row_id`` and when it added the last,
         if that is the row it was on; read once the child is stopped."""
-        current, _, updated, length = _HEADER.unpack_from(self.memory, 0)
+        current, _, updated, _, length = _HEADER.unpack_from(self.memory, 0)
         if current != row_id:
             return [], None
         payload = self.memory[_HEADER.size : _HEADER.size + min(length, SIZE)]

@@ -11,6 +11,7 @@ already received. See the protocol in grading/child.py.
 
 from __future__ import annotations
 
+import math
 import os
 import select
 import selectors
@@ -33,8 +34,21 @@ DEFAULT_MEMORY_MB = 1024
 # Fresh children or fork servers that die or hang before grading anything, in a row, before
 # we give up.
 MAX_STARTUP_FAILURES = 3
+# A row's limit is CPU time (see _Child.deadline); on the wall clock it may take this many
+# times as long, which a row gets only on a machine busy enough to give it a tenth of a core.
+WALL_LIMIT_FACTOR = 10
 # How long a closing pool lets idle children finish on their own before killing them.
 CLOSE_GRACE = 1.0
+
+
+def row_deadline(*, timeout: float, started: float, now: float, cpu_used: float) -> float:
+    """When a row that started at ``started`` (wall clock) and has used ``cpu_used`` seconds
+    of CPU is stopped: a time at or before ``now`` means at once."""
+    wall_deadline = started + timeout
+    cpu_left = timeout - cpu_used
+    if now < wall_deadline or cpu_left <= 0:
+        return wall_deadline
+    return min(started + timeout * WALL_LIMIT_FACTOR, now + cpu_left)
 
 
 class SandboxError(RuntimeError):
@@ -74,12 +88,34 @@ class _Child:
         return bool(self.inflight)
 
     def deadline(self, timeout: float) -> float | None:
+        """When the row in progress is stopped: once it has used ``timeout`` seconds of the
+        child's CPU time, or run ``WALL_LIMIT_FACTOR`` times that on the wall clock.
+
+        The limit is CPU time so that a verdict does not depend on how busy the machine is:
+        on a loaded machine a row that needs 3 s of CPU takes 10 s on the wall clock, and a
+        wall-clock limit would turn it into a time-out on one run and not on the next.
+        """
         if not self.inflight:
             return None
         if not self.ready:
             return self.waiting_since + STARTUP_TIMEOUT
-        started = self.record.row_started(self.inflight[0])  # exact, once the row started
-        return (self.waiting_since if started is None else started) + timeout
+        starts = self.record.row_started(self.inflight[0])  # exact, once the row started
+        if starts is None:
+            return self.waiting_since + timeout
+        started, cpu_started = starts
+        now = time.monotonic()
+        if now < started + timeout:
+            return started + timeout  # no row uses more CPU than wall time: nothing to ask yet
+        cpu_used = self.cpu_seconds() - cpu_started
+        return row_deadline(timeout=timeout, started=started, now=now, cpu_used=cpu_used)
+
+    def cpu_seconds(self) -> float:
+        """The child's CPU time so far (user and system, as its ``time.process_time``)."""
+        try:
+            times = psutil.Process(self.pid).cpu_times()
+        except psutil.Error:
+            return math.inf  # gone: its end of file is on the way
+        return times.user + times.system
 
     def send(self, message: dict) -> None:
         self.outbox += encode(message)
@@ -128,7 +164,8 @@ class _Child:
         returncode = self.server.exit_status(self.pid)
         if self.inflight and not self.closed:
             lines, updated = self.record.finished(self.inflight[0])
-            self.last_row = (lines, updated or self.record.row_started(self.inflight[0]))
+            starts = self.record.row_started(self.inflight[0])
+            self.last_row = (lines, updated or (starts[0] if starts else None))
         self.close()
         return returncode
 

