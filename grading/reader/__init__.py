@@ -14,12 +14,12 @@ from grading.reader.columns import (
     guess_mapping,
 )
 from grading.reader.errors import IngestError
+from grading.reader.kinds import EncodingError
 from grading.reader.problems import PROBLEM_FIELDS, ProblemRow, read_problems
 from grading.reader.records import (
     CHOSEN_ENCODINGS,
     DEFAULT_LIMITS,
     DELIMITERS,
-    EncodingError,
     Limits,
 )
 from grading.reader.rows import FilePreview, SourceRow, preview_file, read_rows

@@ -10,15 +10,14 @@ from pathlib import Path
 
 from grading.reader.columns import CANONICAL_FIELDS, REQUIRED_FIELDS, guess_mapping
 from grading.reader.errors import IngestError
+from grading.reader.kinds import check_utf8, container_kind
 from grading.reader.records import (
     DEFAULT_LIMITS,
     ENCODING_LABELS,
     Limits,
     Record,
     as_text,
-    check_utf8,
     choose_delimiter,
-    container_kind,
     csv_records,
     detect_encoding,
     first_nonblank_line,

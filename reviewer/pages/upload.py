@@ -59,7 +59,8 @@ def upload(request: HttpRequest) -> HttpResponse:
         initial.update(
             {key: request.POST.get(key, "") for key in ("name", "model_name", "dataset")}
         )
-        initial["evaluators"] = request.POST.getlist("evaluators")
+        if request.POST.getlist("evaluators"):  # the encoding offer sends none: keep defaults
+            initial["evaluators"] = request.POST.getlist("evaluators")
         return _mapping_page(request, stored=stored, data=None, initial=initial)
     return _mapping_page(request, stored=stored, data=request.POST, initial=None, create=True)
 

@@ -276,6 +276,53 @@ def test_an_export_is_one_snapshot_while_reviewers_keep_saving(user, export_dir,
     assert job.card["counts"]["gold_errata"] == len(gold_wrong) == job.errata_rows
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_direct_download_is_one_snapshot_while_a_reviewer_saves(user, monkeypatch):
+    # D4 for exports streamed without a job. Given 300 rows, read and sent 100 at a time
+    monkeypatch.setattr(export_rows_module, "ROWS_PER_QUERY", 100)
+    monkeypatch.setattr(formats, "ROWS_PER_CHUNK", 100)
+    run = RunFactory(status=Run.Status.DONE, total_rows=300)
+    Item.objects.bulk_create(
+        Item(
+            run=run,
+            row_number=n,
+            source_line=n + 1,
+            gold="1",
+            output="1",
+            grade_state=Item.GradeState.GRADED,
+            auto_verdict="correct",
+            final_verdict="correct",
+            final_source=Item.FinalSource.AUTO,
+        )
+        for n in range(1, 301)
+    )
+    late = Item.objects.get(run=run, row_number=250)
+
+    # When the download has sent its first rows, and a reviewer then decides row 250
+    streamed = exports.export_stream(
+        run=run, user=user, format="jsonl", variant="raw", filters=ItemFilters()
+    )
+    first = next(streamed.chunks)
+
+    def reviewer() -> None:
+        try:
+            services.item_review(item=late, user=user, verdict="gold_wrong")
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=reviewer)
+    thread.start()
+    thread.join()
+    body = first + b"".join(streamed.chunks)
+
+    # Then the file shows every row as it was when the download began: row 250 as graded,
+    # with no review, never its new review beside its old verdict
+    assert Review.objects.filter(item=late).exists()
+    rows = {r["row_number"]: r for r in map(json.loads, body.decode().splitlines())}
+    assert len(rows) == 300
+    assert (rows[250]["final_source"], rows[250]["review_count"]) == ("auto", 0), rows[250]
+
+
 # ---- pages ----------------------------------------------------------------------------------
 
 

@@ -87,11 +87,17 @@ def queued_tasks(broker) -> int:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_rolled_back_transaction_sends_no_task(user, store_upload, celery_broker):  # A6
+    # When a run is created in a transaction that then fails
     with pytest.raises(RuntimeError), transaction.atomic():
         create_run(user, store_upload)
         raise RuntimeError("something later in the request failed")
     assert not Run.objects.exists()
+    # Then no task was sent
     assert queued_tasks(celery_broker) == 0
+    # and the zero is not because the app sends elsewhere (an exported CELERY_BROKER_URL): the
+    # same upload, committed, queues its chunk on the broker this test watches
+    create_run(user, store_upload)
+    assert queued_tasks(celery_broker) == 1, "the app sent its task to another broker"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -61,17 +61,29 @@ def export_stream(
         raise ExportTooLargeToStreamError(rows=rows, limit=limit)
     _export_audit(run=run, user=user, format=format, variant=variant, filters=filters, rows=rows)
     schema = export_schema(run=run)
-    chunks = formats.encode_records(
-        export_records(items=items, schema=schema),
-        schema,
-        format=format,
-        spreadsheet_safe=variant == Export.Variant.SPREADSHEET,
-    )
     return StreamedExport(
         filename=export_file_name(run=run, format=format, variant=variant),
         content_type=formats.CONTENT_TYPES[format],
-        chunks=chunks,
+        chunks=_streamed_in_snapshot(
+            items=items,
+            schema=schema,
+            format=format,
+            spreadsheet_safe=variant == Export.Variant.SPREADSHEET,
+        ),
     )
+
+
+def _streamed_in_snapshot(*, items, schema, format: str, spreadsheet_safe: bool):
+    """The export's bytes, every batch read from the one snapshot opened at the first chunk
+    (rows are read ROWS_PER_QUERY at a time, so without it a review saved mid-download could
+    show a row's old verdict beside its new review)."""
+    with _snapshot():
+        yield from formats.encode_records(
+            export_records(items=items, schema=schema),
+            schema,
+            format=format,
+            spreadsheet_safe=spreadsheet_safe,
+        )
 
 
 def export_start(
