@@ -12,6 +12,9 @@ turn them into responses.
 - ``rulings``: equivalence rulings and their undoing
 - ``exports``: export jobs, streamed exports, file formats and the dataset card
 - ``demo``: the demo run
+- ``problem_sets``, ``endpoints``, ``generation`` (with ``generation_work`` and
+  ``generation_store``), ``judging``: generating runs from model servers and the LLM judge
+  (docs/endpoints.md); imported by module, not re-exported here
 """
 
 from reviewer.services.assignments import (
