@@ -100,8 +100,8 @@ class GenerationJob(models.Model):
         FAILED = "failed"  # the server refused (key, model, parameters): resume after fixing
 
     run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="generation")
-    problem_set = models.ForeignKey(ProblemSet, on_delete=models.PROTECT, related_name="jobs")
-    endpoint = models.ForeignKey(Endpoint, on_delete=models.PROTECT, related_name="jobs")
+    problem_set = models.ForeignKey(ProblemSet, on_delete=models.RESTRICT, related_name="jobs")
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.RESTRICT, related_name="jobs")
     template_name = models.CharField(max_length=200)
     template_text = models.TextField()
     system_prompt = models.TextField(blank=True)
@@ -140,7 +140,7 @@ class GeneratedOutput(models.Model):
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="generated_outputs")
     item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="generated")
-    problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="+")
+    problem = models.ForeignKey(Problem, on_delete=models.RESTRICT, related_name="+")
     sample_index = models.PositiveSmallIntegerField()
     prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
     completion_tokens = models.PositiveIntegerField(null=True, blank=True)

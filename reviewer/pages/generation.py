@@ -156,12 +156,16 @@ def run_generation(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_generation_action(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
     """Cancel or resume a run's generation, or ask the LLM judge about its rows."""
     run = access.run_for(request.user, run_id, access.REGRADE)
-    if action == "cancel":
-        generation.generation_cancel(run=run, user=request.user)
-        messages.success(request, "Generation cancelled: answers in flight are still stored.")
-    elif action == "resume":
-        generation.generation_resume(run=run, user=request.user)
-        messages.success(request, "Generation resumed: only the missing pairs are asked for.")
+    if action in ("cancel", "resume"):
+        try:
+            if action == "cancel":
+                generation.generation_cancel(run=run, user=request.user)
+                messages.success(request, "Generation cancelled: answers in flight are stored.")
+            else:
+                generation.generation_resume(run=run, user=request.user)
+                messages.success(request, "Generation resumed: only missing pairs are asked for.")
+        except generation.GenerationSetupError as error:
+            messages.error(request, str(error))
     elif action == "judge":
         form = JudgeForm(request.POST, project=run.project)
         if not form.is_valid():

@@ -15,6 +15,9 @@ turn them into responses.
 - ``demo``: the demo run
 - ``msu``: MSU of a run's rows against the human solutions (tasks, cache)
 - ``tokens``: personal API tokens
+- ``problem_sets``, ``endpoints``, ``generation`` (with ``generation_work`` and
+  ``generation_store``), ``judging``: generating runs from model servers and the LLM judge
+  (docs/endpoints.md); imported by module, not re-exported here
 """
 
 from reviewer.services.assignments import (

@@ -162,10 +162,17 @@ def _checked(options: GenerationOptions) -> tuple[PromptTemplate, SamplingParams
     return template, sampling
 
 
+def _job_locked(run: Run) -> GenerationJob:
+    job = GenerationJob.objects.select_for_update().select_related("run").filter(run=run).first()
+    if job is None:
+        raise GenerationSetupError(f"run {run.pk} was uploaded, not generated")
+    return job
+
+
 def generation_resume(*, run: Run, user) -> GenerationJob:
     """Ask again for every pair still missing; a task of an earlier dispatch stops sending."""
     with transaction.atomic():
-        job = GenerationJob.objects.select_for_update().select_related("run").get(run=run)
+        job = _job_locked(run)
         job.dispatch += 1
         job.status = Status.QUEUED
         job.error_message = ""
@@ -191,7 +198,7 @@ def generation_resume(*, run: Run, user) -> GenerationJob:
 def generation_cancel(*, run: Run, user) -> GenerationJob:
     """Stop sending requests; answers already in flight are still stored when they land."""
     with transaction.atomic():
-        job = GenerationJob.objects.select_for_update().select_related("run").get(run=run)
+        job = _job_locked(run)
         if job.active:
             job.status = Status.CANCELLED
             job.finished_at = timezone.now()

@@ -13,7 +13,7 @@ from grading.jury import DEFAULT_POLICY
 from grading.llm import JUDGE_EVALUATOR
 from grading.reasons import MESSAGES as REASON_MESSAGES
 from grading.types import AnswerType
-from reviewer.models import Evaluation, EvaluatorScore, Item, ReviewVerdict, Run, Verdict
+from reviewer.models import EvaluatorScore, Item, ReviewVerdict, Run, Verdict
 from reviewer.models import evaluator_scores_parse as parse_scores
 from reviewer.stats import queries
 from reviewer.stats.measures import cohen_kappa, krippendorff_alpha, paired_difference, proportion
@@ -92,9 +92,9 @@ def run_stats(*, run: Run, breakdown: str | None = None) -> RunStats:
             f"cannot break run {run.pk} down by {breakdown!r}; choose one of " + ", ".join(labels)
         )
     evaluators = tuple(run.evaluators)
-    if Evaluation.objects.filter(item__run=run, evaluator=JUDGE_EVALUATOR).exists():
-        evaluators += (JUDGE_EVALUATOR,)  # the LLM judge, asked about some rows
     cells = queries.item_cells(run=run, breakdown=breakdown)
+    if any(f"{JUDGE_EVALUATOR}:" in cell.scores for cell in cells):
+        evaluators += (JUDGE_EVALUATOR,)  # the LLM judge, asked about some rows
     graded = _graded_cells(cells, evaluators)
     rows_by_scores = _rows_by_scores(graded)
     summary = _summary(cells)

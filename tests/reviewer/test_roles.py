@@ -13,7 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from grading.pairs import pair_key
 from reviewer import access, services
-from reviewer.models import Membership
+from reviewer.models import Endpoint, GenerationJob, Membership, ProblemSet
 from reviewer.selectors import ItemFilters
 from reviewer.services import exports, rulings
 from tests.factories import (
@@ -100,6 +100,17 @@ CASES = [
         {"project_id": "project"},
         {"confirm_name": "Guarded"},
     ),
+    # generation (reviewer.pages.generation)
+    Case("generate", "get", None, 200),
+    Case("endpoint_test", "post", access.UPLOAD, 302, {"endpoint_id": "endpoint"}),
+    Case("run_generation", "get", access.VIEW, 200, {"run_id": "run"}),
+    Case(
+        "run_generation_action",
+        "post",
+        access.REGRADE,
+        302,
+        {"run_id": "run", "action": "cancel"},
+    ),
     # API
     Case("api:project_list", "get", None, 200),
     Case("api:project_list", "post", None, 201, data={"name": "A new one"}),
@@ -161,6 +172,20 @@ CASES = [
     Case(
         "api:export_download", "get", access.EXPORT, 200, {"export_id": "export"}, query="part=data"
     ),
+    # generation (reviewer.api.views.generation)
+    Case("api:problem_set_list", "get", access.VIEW, 200, {"project_id": "project"}),
+    Case("api:endpoint_list", "get", access.UPLOAD, 200, {"project_id": "project"}),
+    Case("api:endpoint_test", "post", access.UPLOAD, 200, {"endpoint_id": "endpoint"}),
+    Case("api:run_generate", "post", access.UPLOAD, 201),
+    Case("api:run_generation", "get", access.VIEW, 200, {"run_id": "run"}),
+    Case(
+        "api:run_generation_action",
+        "post",
+        access.REGRADE,
+        202,
+        {"run_id": "run", "action": "cancel"},
+    ),
+    Case("api:run_judge", "post", access.REGRADE, 202, {"run_id": "run"}),
 ]
 
 
@@ -228,6 +253,20 @@ def world(db, settings, tmp_path, store_upload):
     exports.export_write(export_id=job.pk)
     newcomer = UserFactory(username="newcomer")
     token, _ = services.api_token_create(user=newcomer, name="newcomer's")
+    # The run was generated: a problem set, an endpoint (nothing listens on port 9) and a job.
+    problem_set = ProblemSet.objects.create(
+        project=project, name="problems", source_filename="p.csv", source_sha256="p"
+    )
+    endpoint = Endpoint.objects.create(
+        project=project, name="nowhere", base_url="http://127.0.0.1:9/v1", model="m"
+    )
+    GenerationJob.objects.create(
+        run=run,
+        problem_set=problem_set,
+        endpoint=endpoint,
+        template_name="math",
+        template_text="{problem}",
+    )
     ids = {
         "token": token.pk,
         "project": project.pk,
@@ -235,6 +274,8 @@ def world(db, settings, tmp_path, store_upload):
         "item": item.pk,
         "export": job.pk,
         "ruling": ruling.pk,
+        "endpoint": endpoint.pk,
+        "problem_set": problem_set.pk,
     }
     return {"members": members, "ids": ids, "upload": store_upload(CSV, "more.csv")}
 
@@ -262,6 +303,10 @@ def _request(client, case: Case, world):
             "scope": "all",
             **{f"share_{members[role].pk}": int(role == "annotator") for role in REVIEWERS},
         }
+    if case.name == "api:run_generate":
+        data |= {"problem_set": ids["problem_set"], "endpoint": ids["endpoint"]}
+    if case.name == "api:run_judge":
+        data |= {"endpoint": ids["endpoint"]}
     if case.api and case.method != "get":
         return getattr(client, case.method)(url, data, content_type="application/json")
     return getattr(client, case.method)(url, data)

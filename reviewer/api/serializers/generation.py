@@ -99,3 +99,37 @@ class GenerateSerializer(serializers.Serializer):
 class JudgeSerializer(serializers.Serializer):
     endpoint = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
     scope = serializers.ChoiceField(choices=JUDGE_SCOPES, default="flagged")
+
+
+class EndpointTestSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    models = serializers.ListField(child=serializers.CharField())
+    error = serializers.CharField(required=False)
+
+
+class GenerationReportSerializer(serializers.Serializer):
+    """A generated run's figures (reviewer.generation_report.GenerationReport)."""
+
+    run = serializers.IntegerField(required=False)
+    status = serializers.CharField()
+    status_label = serializers.CharField()
+    active = serializers.BooleanField()
+    error_message = serializers.CharField()
+    pairs_done = serializers.IntegerField()
+    pairs_total = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    requests = serializers.IntegerField()
+    requests_failed = serializers.IntegerField()
+    retries = serializers.IntegerField()
+    requests_per_second = serializers.FloatField(allow_null=True)
+    errors = serializers.DictField(child=serializers.IntegerField())
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    mean_completion_tokens = serializers.FloatField(allow_null=True)
+    graded = serializers.IntegerField()
+    with_answer = serializers.IntegerField()
+    coverage = serializers.FloatField(allow_null=True)
+    truncated = serializers.IntegerField()
+    auto_correct = serializers.IntegerField()
+    score = serializers.FloatField(allow_null=True)
+    cost = serializers.FloatField(allow_null=True)

@@ -84,9 +84,9 @@ class EndpointList(ApiView):
 
 
 class EndpointTest(ApiView):
-    serializer_class = None
+    serializer_class = g.EndpointTestSerializer
 
-    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 404: ERROR})
+    @extend_schema(request=None, responses={200: g.EndpointTestSerializer, 404: ERROR})
     def post(self, request: Request, endpoint_id: int) -> Response:
         """Test connection: the models the server lists, or what went wrong (never the key)."""
         endpoint = get_object_or_404(Endpoint.objects.select_related("project"), pk=endpoint_id)
@@ -103,7 +103,7 @@ class RunGenerate(ApiView):
     serializer_class = g.GenerateSerializer
     parser_classes = [JSONParser]
 
-    @extend_schema(responses={201: OpenApiTypes.OBJECT, 400: ERROR, 404: ERROR})
+    @extend_schema(responses={201: g.GenerationReportSerializer, 400: ERROR, 404: ERROR})
     def post(self, request: Request) -> Response:
         """Generate a run: every problem of the set, ``samples`` times, from the endpoint;
         each answer is stored as it lands and graded. Poll GET /api/runs/<id>/generation/."""
@@ -154,9 +154,9 @@ def _report(run) -> dict:
 
 
 class RunGeneration(ApiView):
-    serializer_class = None
+    serializer_class = g.GenerationReportSerializer
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: ERROR})
+    @extend_schema(responses={200: g.GenerationReportSerializer, 404: ERROR})
     def get(self, request: Request, run_id: int) -> Response:
         """The run's generation: progress, tokens, requests/s, errors by kind, answer
         coverage, truncation, mean completion tokens, score and cost."""
@@ -164,9 +164,9 @@ class RunGeneration(ApiView):
 
 
 class RunGenerationAction(ApiView):
-    serializer_class = None
+    serializer_class = g.GenerationReportSerializer
 
-    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT, 404: ERROR})
+    @extend_schema(request=None, responses={202: g.GenerationReportSerializer, 404: ERROR})
     def post(self, request: Request, run_id: int, action: str) -> Response:
         """``cancel`` stops new requests; ``resume`` asks only for the missing pairs."""
         run = access.run_for(request.user, run_id, access.REGRADE)
