@@ -118,13 +118,26 @@ def test_the_run_page_shows_the_heartbeat_and_a_worker_that_stopped_reporting(
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     run = create_run(user, store_upload)
+    two_minutes_ago = timezone.now() - timedelta(minutes=2)
     GradingChunk.objects.filter(run=run).update(
-        state=GradingChunk.State.RUNNING, heartbeat_at=timezone.now() - timedelta(minutes=2)
+        state=GradingChunk.State.RUNNING, heartbeat_at=two_minutes_ago
     )
+    Run.objects.filter(pk=run.pk).update(grading_queued_at=two_minutes_ago)
     client.force_login(user)
-    # when its page polls the summary, then it gives the heartbeat's age and says what is wrong
-    body = client.get(
-        reverse("run_detail", args=[run.pk]), HTTP_HX_REQUEST="true", HTTP_HX_TARGET="summary"
-    ).content.decode()
+    url = reverse("run_detail", args=[run.pk])
+
+    def summary() -> str:
+        return client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="summary").content.decode()
+
+    # when its page polls the summary, then it gives the heartbeat's age, and with no other
+    # worker reporting either, says no worker is running
+    body = summary()
     assert "Last heartbeat from a worker on this run 1" in body  # 120 s and counting
+    assert 'data-stalled="no_worker"' in body and "Is a Celery worker running?" in body
+    # and when a worker reports on another run, that this run's worker stopped reporting
+    other = create_run(user, store_upload, content=b"id,gold,output\nx,1,1\n")
+    GradingChunk.objects.filter(run=other).update(
+        state=GradingChunk.State.RUNNING, heartbeat_at=timezone.now()
+    )
+    body = summary()
     assert 'data-stalled="worker_silent"' in body and "stopped reporting" in body
