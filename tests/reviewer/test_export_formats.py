@@ -355,3 +355,16 @@ def test_jsonl_bytes_are_those_of_the_json_module(records):
         for a, n in records
     )
     assert ours == expected.encode("ascii")
+
+
+@pytest.mark.parametrize("safe", [False, True])
+def test_a_one_column_file_quotes_a_lone_empty_cell_as_the_csv_module_does(safe):
+    records = [("",), (None,), ("x",), ("a,b",)]
+    ours = b"".join(
+        formats.csv_record_chunks(records, (formats.Column("a", "str"),), spreadsheet_safe=safe)
+    )
+    buffer = io.StringIO(newline="")
+    csv.writer(buffer, quoting=csv.QUOTE_ALL if safe else csv.QUOTE_MINIMAL).writerows(
+        [("a",), *records]
+    )
+    assert ours == (b"\xef\xbb\xbf" if safe else b"") + buffer.getvalue().encode()

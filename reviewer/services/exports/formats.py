@@ -193,15 +193,14 @@ def csv_record_chunks(
     that start like a formula prefixed with ``'`` (plain numbers are left alone).
 
     The bytes are those of Python's ``csv.writer`` (QUOTE_MINIMAL, or QUOTE_ALL when
-    spreadsheet-safe), written by ``_csv_line`` instead: the csv module reads long texts a
+    spreadsheet-safe), written by ``_csv_record_line`` instead: the csv module reads long texts a
     character at a time, which made it the slowest step of an export.
     """
     header = [c.name for c in columns]
     if spreadsheet_safe:
         header = [neutralise(name) for name in header]
-    first = (b"\xef\xbb\xbf" if spreadsheet_safe else b"") + _csv_line(
-        header, quote_all=spreadsheet_safe
-    ).encode("utf-8")
+    header_line = _csv_record_line([Column(n, "str") for n in header], quote_all=spreadsheet_safe)
+    first = (b"\xef\xbb\xbf" if spreadsheet_safe else b"") + header_line(header).encode()
     as_text = _csv_converter(columns)
     line = _csv_record_line(columns, quote_all=spreadsheet_safe)
     iterator = iter(values)
@@ -217,11 +216,12 @@ def csv_record_chunks(
 
 
 def _csv_record_line(columns: Sequence[Column], *, quote_all: bool):
-    """``_csv_line`` for records of ``columns``, faster: only text columns can hold a comma,
-    quote, CR or LF (numbers, flags and times as written never do)."""
+    """A function writing one record of ``columns`` as ``csv.writer`` would (excel dialect):
+    None is an empty cell, a cell holding a comma, quote, CR or LF is quoted (every cell with
+    ``quote_all``), quotes doubled, and a lone empty cell is ``""``. Only text columns are
+    checked: numbers, flags and times as written never need quoting."""
     texts = [i for i, column in enumerate(columns) if column.kind in ("str", "list")]
-    if len(columns) < 2:
-        return lambda cells: _csv_line(cells, quote_all=quote_all)
+    lone = len(columns) == 1
 
     def line(cells) -> str:
         out = ["" if v is None else v if v.__class__ is str else str(v) for v in cells]
@@ -233,32 +233,11 @@ def _csv_record_line(columns: Sequence[Column], *, quote_all: bool):
                 out[i] = '"' + text.replace('"', '""') + '"'
             elif "," in text or "\n" in text or "\r" in text:
                 out[i] = '"' + text + '"'
+        if lone and not out[0]:
+            return '""\r\n'
         return ",".join(out) + "\r\n"
 
     return line
-
-
-def _csv_line(cells, *, quote_all: bool) -> str:
-    """One CSV record as ``csv.writer`` writes it (excel dialect): None is an empty cell, a
-    cell holding a comma, quote, CR or LF is quoted (every cell with ``quote_all``), quotes
-    doubled."""
-    out = []
-    for cell in cells:
-        if cell is None:
-            text = ""
-        elif cell.__class__ is str:
-            text = cell
-        else:
-            text = str(cell)
-        if '"' in text:
-            out.append('"' + text.replace('"', '""') + '"')
-        elif quote_all or "," in text or "\n" in text or "\r" in text:
-            out.append('"' + text + '"')
-        else:
-            out.append(text)
-    if len(out) == 1 and not out[0]:  # a lone empty cell, which csv.writer quotes
-        out[0] = '""'
-    return ",".join(out) + "\r\n"
 
 
 def _csv_converter(columns: Sequence[Column]):
