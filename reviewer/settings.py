@@ -146,9 +146,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 MATHJURY_APP_DATABASE_URL = os.environ.get("MATHJURY_APP_DATABASE_URL", "")
 
 # Login throttling (django-axes): after MATHJURY_LOGIN_FAILURE_LIMIT wrong passwords for one
-# username from one address, that pair is refused, right password or not, until the cool-off
-# ends. Counting the pair rather than the username alone keeps a stranger from locking
-# colleagues out; the API token endpoint goes through the same backend.
+# username from one address, that pair is refused until the cool-off ends (the pair, so a
+# stranger cannot lock colleagues out); the API token endpoint goes through the same backend.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -219,9 +218,8 @@ MATHJURY_MAX_GRADE_ATTEMPTS = 3
 MATHJURY_GRADING_STALE_SECONDS = _env_int("MATHJURY_GRADING_STALE_SECONDS", 60)
 MATHJURY_RECONCILE_SECONDS = _env_int("MATHJURY_RECONCILE_SECONDS", 60)
 
-# Review: the share of unflagged graded rows (in percent) put in the review queue as a spot
-# check, so the error rate of the evaluators' consensus can be estimated. Deployments that set
-# the setting's earlier name, MATHJURY_AUDIT_PERCENT, keep working.
+# Review: the percent of unflagged rows queued as a spot check, to estimate the consensus's
+# error rate; MATHJURY_AUDIT_PERCENT, the setting's earlier name, still works.
 _SPOT_CHECK_VARIABLES = ("MATHJURY_SPOT_CHECK_PERCENT", "MATHJURY_AUDIT_PERCENT")
 _SPOT_CHECK_VARIABLE = next(
     (name for name in _SPOT_CHECK_VARIABLES if os.environ.get(name, "").strip()),
@@ -234,10 +232,9 @@ if not 0 <= MATHJURY_SPOT_CHECK_PERCENT <= 100:
     )
 
 
-# MSU (docs/msu.md): notions through an OpenAI-compatible chat endpoint when a base URL is
-# set, else read from the text (lexical); embeddings from a local model directory, else an
-# /embeddings endpoint, else the hashed bag of notions. API keys are read from the variables
-# the *_API_KEY_ENV settings name, so the key itself never sits in a settings file.
+# MSU (docs/msu.md): notions from a chat endpoint if a base URL is set, else lexical; embeddings
+# from a local model directory, else an /embeddings endpoint, else the hashed bag of notions.
+# API keys come from the variables the *_API_KEY_ENV settings name, never a settings file.
 def _secret_named(setting: str, name: str) -> str:
     """The value of the variable another setting names (an API key), or "" when none is named."""
     value = os.environ.get(name, "") if name else ""
@@ -259,22 +256,21 @@ MATHJURY_EMBEDDING_API_KEY_ENV = os.environ.get("MATHJURY_EMBEDDING_API_KEY_ENV"
 MATHJURY_EMBEDDING_API_KEY = _secret_named(
     "MATHJURY_EMBEDDING_API_KEY_ENV", MATHJURY_EMBEDDING_API_KEY_ENV
 )
-if MATHJURY_MSU_BASE_URL and not MATHJURY_MSU_MODEL:
-    raise ImproperlyConfigured("MATHJURY_MSU_BASE_URL is set: set MATHJURY_MSU_MODEL too")
-if MATHJURY_EMBEDDING_BASE_URL and not MATHJURY_EMBEDDING_ENDPOINT_MODEL:
-    raise ImproperlyConfigured(
-        "MATHJURY_EMBEDDING_BASE_URL is set: set MATHJURY_EMBEDDING_ENDPOINT_MODEL too"
-    )
+for _url, _model in (
+    ("MATHJURY_MSU_BASE_URL", "MATHJURY_MSU_MODEL"),
+    ("MATHJURY_EMBEDDING_BASE_URL", "MATHJURY_EMBEDDING_ENDPOINT_MODEL"),
+):
+    if globals()[_url] and not globals()[_model]:
+        raise ImproperlyConfigured(f"{_url} is set: set {_model} too")
 if MATHJURY_EMBEDDING_MODEL and MATHJURY_EMBEDDING_BASE_URL:
     raise ImproperlyConfigured(
         "set MATHJURY_EMBEDDING_MODEL (a local model directory) or MATHJURY_EMBEDDING_BASE_URL "
         "(an /embeddings endpoint), not both"
     )
 
-# Celery (read by reviewer.celery through the CELERY_ namespace). A grading chunk stops
-# starting batches before its soft limit and sends its unfinished rows on, so the hard limit
-# is minutes whatever the chunk size; the broker's visibility time-out is a minute above it,
-# and a second delivery of a chunk that its holder still reports on does nothing.
+# Celery (reviewer.celery reads the CELERY_ names). A grading chunk sends its unfinished rows
+# on before its soft limit, so the hard limit is minutes whatever the chunk size; the visibility
+# time-out is a minute above it, and a chunk whose holder still reports is not graded twice.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
 CELERY_TASK_TIME_LIMIT = _env_int("MATHJURY_TASK_TIME_LIMIT", 180)
 if CELERY_TASK_TIME_LIMIT < 10:
@@ -287,8 +283,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
-        # The worker looks for a message this often while it has a free process (default 1 s,
-        # which a finished chunk would wait for before the next one starts).
+        # Look for messages every 0.1 s (by default 1 s, which each next chunk waited for).
         "polling_interval": 0.1,
     }
 else:
@@ -305,7 +300,6 @@ CELERY_WORKER_MAX_MEMORY_PER_CHILD = 1024 * 1024  # KiB
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_ALWAYS_EAGER = False
 # One queue per kind of work, so an export or a generation never waits behind a run's grading
 # chunks. A worker started without -Q consumes every queue; a machine for one kind of work
 # runs `celery -A reviewer worker -Q exports` (README, "Workers on more machines").
@@ -354,13 +348,10 @@ SPECTACULAR_SETTINGS = {
 
 # Exports: files written by workers, read by the web server (a shared folder in production).
 MATHJURY_EXPORT_DIR = Path(os.environ.get("MATHJURY_EXPORT_DIR") or DATA_DIR / "exports")
-# Exports of at most this many rows can also be streamed straight to the client.
-MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int("MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000)
+MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int("MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000)  # direct download
 
-# Generating runs from model servers (docs/endpoints.md). Generation tasks go to this queue
-# ("celery", the default queue, unless a dedicated worker runs with -Q generation); each task
-# sends requests for at most this many seconds, then queues the next slice.
-MATHJURY_GENERATION_QUEUE = os.environ.get("MATHJURY_GENERATION_QUEUE") or "celery"
+# Generating runs from model servers (docs/endpoints.md). Each task (on the "generation"
+# queue) sends requests for at most this many seconds, then queues the next slice.
 MATHJURY_GENERATION_SLICE_SECONDS = _env_float("MATHJURY_GENERATION_SLICE_SECONDS", 120.0)
 # Attempts per request before it fails for good (429, 5xx, time-outs, dropped connections).
 MATHJURY_GENERATION_RETRY_ATTEMPTS = _env_int("MATHJURY_GENERATION_RETRY_ATTEMPTS", 6)

@@ -49,14 +49,14 @@ LEASE_SECONDS = 30  # a task whose heartbeat is older than this is taken to be d
 
 
 def generation_send(job: GenerationJob) -> None:
-    """Send the job's next slice (after commit), by name, on the generation queue."""
+    """Send the job's next slice (after commit), by name; CELERY_TASK_ROUTES puts it on the
+    generation queue."""
     slice_s = settings.MATHJURY_GENERATION_SLICE_SECONDS
     # The slice stops sending at its deadline; what is in flight may still retry a few times.
     hard = int(slice_s + 4 * job.timeout_s + 120)
     celery_app.send_task(
         GENERATE_TASK,
         args=(job.run_id, job.dispatch),
-        queue=settings.MATHJURY_GENERATION_QUEUE,
         time_limit=hard,
         soft_time_limit=hard - 30,
     )
