@@ -348,7 +348,9 @@ SPECTACULAR_SETTINGS = {
 
 # Exports: files written by workers, read by the web server (a shared folder in production).
 MATHJURY_EXPORT_DIR = Path(os.environ.get("MATHJURY_EXPORT_DIR") or DATA_DIR / "exports")
-MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int("MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000)  # direct download
+MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int(
+    "MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000
+)  # direct download
 
 # Generating runs from model servers (docs/endpoints.md). Each task (on the "generation"
 # queue) sends requests for at most this many seconds, then queues the next slice.

@@ -3,6 +3,8 @@ broker is the test's Redis database). Real workers and broker faults: test_worke
 
 from __future__ import annotations
 
+import os
+import time
 from datetime import timedelta
 
 import pytest
@@ -19,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def queued(broker) -> int:
-    return broker.llen("celery")
+    return broker.llen("grading")  # reviewer.settings.CELERY_TASK_ROUTES
 
 
 def test_rows_whose_message_the_broker_lost_are_sent_again_once(  # A7
@@ -141,3 +143,21 @@ def test_the_run_page_shows_the_heartbeat_and_a_worker_that_stopped_reporting(
     )
     body = summary()
     assert 'data-stalled="worker_silent"' in body and "stopped reporting" in body
+
+
+def test_a_reconcile_pass_deletes_uploads_never_confirmed_and_keeps_fresh_ones(
+    store_upload, celery_broker, settings
+):
+    # given an upload left at the mapping step two days ago, and one stored just now
+    settings.MATHJURY_UPLOAD_KEEP_HOURS = 24
+    abandoned = store_upload(b"gold,output\n1,1\n", "old.csv")
+    fresh = store_upload(b"gold,output\n2,2\n", "new.csv")
+    two_days_ago = time.time() - 48 * 3600
+    abandoned_files = list(settings.UPLOAD_DIR.glob(f"{abandoned.token}*"))
+    for path in abandoned_files:
+        os.utime(path, (two_days_ago, two_days_ago))
+    # when the reconciler makes its pass (bin/start and docker-compose run it every minute)
+    call_command("reconcile")
+    # then the abandoned upload is gone and the fresh one is kept
+    assert abandoned_files and not any(path.exists() for path in abandoned_files)
+    assert list(settings.UPLOAD_DIR.glob(f"{fresh.token}*"))

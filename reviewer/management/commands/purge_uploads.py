@@ -8,7 +8,7 @@ from reviewer import services
 class Command(BaseCommand):
     help = (
         "Delete stored uploads older than MATHJURY_UPLOAD_KEEP_HOURS (default 24): files left "
-        "at the mapping step and never confirmed. Run it periodically (cron, or bin/start)."
+        "at the mapping step and never confirmed. Each pass of `reconcile` does this too."
     )
 
     def add_arguments(self, parser):

@@ -1,5 +1,6 @@
 """``manage.py reconcile``: one pass that re-sends the rows the database says wait to be
-graded and no live task holds; ``--every 60`` repeats it (bin/start and docker-compose)."""
+graded and no live task holds, and deletes stored uploads never confirmed within
+MATHJURY_UPLOAD_KEEP_HOURS; ``--every 60`` repeats it (bin/start and docker-compose)."""
 
 import time
 
@@ -11,8 +12,8 @@ from reviewer import services
 
 class Command(BaseCommand):
     help = (
-        "Re-send grading work the broker lost or a lost worker held: one pass, or one pass "
-        "every --every seconds."
+        "Re-send grading work the broker lost or a lost worker held, and delete abandoned "
+        "uploads: one pass, or one pass every --every seconds."
     )
 
     def add_arguments(self, parser):
@@ -35,6 +36,9 @@ class Command(BaseCommand):
                 close_old_connections()
             else:
                 self.stdout.write(report.summary())
+            purged = services.uploads_purge()
+            if purged:
+                self.stdout.write(f"{purged} abandoned uploads deleted")
             if not every:
                 return
             close_old_connections()

@@ -15,6 +15,7 @@ from kombu.exceptions import ChannelError, OperationalError
 from reviewer.celery import app as celery_app
 from reviewer.models import GradingChunk, Item, Run
 from reviewer.services.grading.chunks import (
+    GRADE_CHUNK_TASK,
     chunks_dispatch,
     chunks_record,
     holder_is_gone,
@@ -55,7 +56,8 @@ class ReconcileReport:
 def broker_queue_depth() -> int | None:
     """Messages waiting in the grading queue, or None if the broker cannot be reached.
     Messages a worker has taken and not yet acknowledged are not counted."""
-    queue = celery_app.conf.task_default_queue
+    routes = celery_app.conf.task_routes or {}
+    queue = routes.get(GRADE_CHUNK_TASK, {}).get("queue", celery_app.conf.task_default_queue)
     try:
         with celery_app.connection_for_read() as connection:
             connection.ensure_connection(max_retries=1)
