@@ -346,14 +346,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
-# Exports: files written by workers, read by the web server (a shared folder in production).
+# Exports: files written by workers, read by the web server (a shared folder in production);
+# up to MATHJURY_EXPORT_STREAM_MAX_ROWS rows also download directly, without a job.
 MATHJURY_EXPORT_DIR = Path(os.environ.get("MATHJURY_EXPORT_DIR") or DATA_DIR / "exports")
-MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int(
-    "MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000
-)  # direct download
+MATHJURY_EXPORT_STREAM_MAX_ROWS = _env_int("MATHJURY_EXPORT_STREAM_MAX_ROWS", 5000)
 
-# Generating runs from model servers (docs/endpoints.md). Each task (on the "generation"
-# queue) sends requests for at most this many seconds, then queues the next slice.
+# Generation (docs/endpoints.md): a task sends requests this long, then queues the next slice.
 MATHJURY_GENERATION_SLICE_SECONDS = _env_float("MATHJURY_GENERATION_SLICE_SECONDS", 120.0)
 # Attempts per request before it fails for good (429, 5xx, time-outs, dropped connections).
 MATHJURY_GENERATION_RETRY_ATTEMPTS = _env_int("MATHJURY_GENERATION_RETRY_ATTEMPTS", 6)
