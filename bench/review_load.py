@@ -119,7 +119,15 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
         threads = [
             threading.Thread(
                 target=annotate,
-                args=(base, session_for(user), start, args.reviews, deadline, results),
+                args=(
+                    base,
+                    user.username,
+                    session_for(user),
+                    start,
+                    args.reviews,
+                    deadline,
+                    results,
+                ),
             )
             for user, start in zip(annotators, starts, strict=True)
         ]
@@ -159,17 +167,24 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
             f"{_percentiles(client):>26}"
         )
     print(f"\nerrors: {dict(results.errors) or 'none'}")
-    saved = results.saved_items
+    # Lost: a 200 with no review by that annotator on that row; doubled: one annotator's
+    # row with two reviews (each POST is sent once). Two annotators reaching the same row is
+    # counted apart: the queue order may lead one into rows another already decided.
     after = Review.objects.filter(item__run=run).count() - before
-    per_item = Review.objects.filter(item_id__in=saved).values_list("item_id", flat=True)
-    counts = defaultdict(int)
-    for item_id in per_item:
-        counts[item_id] += 1
-    doubled = [item for item, n in counts.items() if n > 1]
-    lost = [item for item in saved if counts.get(item, 0) == 0]
+    pairs = defaultdict(int)
+    for pair in Review.objects.filter(item__run=run, annotator__in=annotators).values_list(
+        "annotator__username", "item_id"
+    ):
+        pairs[pair] += 1
+    lost = [pair for pair in results.saved_items if pairs.get(pair, 0) == 0]
+    doubled = [pair for pair, n in pairs.items() if n > 1]
+    shared = defaultdict(set)
+    for username, item_id in pairs:
+        shared[item_id].add(username)
     print(
-        f"verdicts saved (200): {len(saved)}; new reviews in the database: {after}; "
-        f"lost: {len(lost)}; doubled: {len(doubled)}"
+        f"verdicts saved (200): {len(results.saved_items)}; new reviews in the database: "
+        f"{after}; lost: {len(lost)}; doubled: {len(doubled)}; rows saved by two annotators: "
+        f"{sum(len(users) > 1 for users in shared.values())}"
     )
 
 
@@ -178,7 +193,7 @@ class Results:
         self.lock = threading.Lock()
         self.latency_ms: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
-        self.saved_items: list[int] = []
+        self.saved_items: list[tuple[str, int]] = []  # (annotator, item) answered 200
 
     def record(self, kind: str, started: float, response: requests.Response | None) -> None:
         with self.lock:
@@ -189,7 +204,7 @@ class Results:
                 self.errors[f"{kind}: {response.status_code}"] += 1
 
 
-def annotate(base, session_key, item_id, reviews, deadline, results: Results) -> None:
+def annotate(base, username, session_key, item_id, reviews, deadline, results: Results) -> None:
     """Open a row, save a verdict (htmx), follow to the next row; ``reviews`` times."""
     http = requests.Session()
     http.cookies.set("sessionid", session_key, domain="127.0.0.1")
@@ -215,7 +230,7 @@ def annotate(base, session_key, item_id, reviews, deadline, results: Results) ->
         if saved is None or saved.status_code != 200:
             return
         with results.lock:
-            results.saved_items.append(item_id)
+            results.saved_items.append((username, item_id))
         pushed = saved.headers.get("HX-Push-Url", "")
         match = re.match(r"/items/(\d+)/", pushed)
         if not match or int(match.group(1)) == item_id:
