@@ -7,6 +7,7 @@ times are printed (``pytest -s``) for docs/benchmarks.md.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
@@ -19,6 +20,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 import redis
 from django.db import connection
@@ -112,6 +114,30 @@ def sample_rows(count: int) -> bytes:
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(records)
     return out.getvalue().encode()
+
+
+def freeze_with_a_batch_in_flight(worker, run: Run, in_flight) -> set[int]:
+    """Stop (SIGSTOP) the worker's processes at a moment when some rows are graded and a
+    batch is counted but not saved; returns that batch's rows. A frozen worker saves nothing
+    more, so the rows are exactly the ones its death will interrupt, however fast it is."""
+    while True:
+        wait_for(
+            lambda: run.items.filter(grade_state="graded").exists() and in_flight.exists(),
+            timeout=600,
+            what="a batch in flight after some rows were graded",
+            poll=0.1,
+        )
+        processes = worker.tree()
+        for process in processes:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.suspend()
+        time.sleep(0.5)  # a commit the worker had already sent reaches the database
+        rows = set(in_flight.values_list("pk", flat=True))
+        if rows:
+            return rows
+        for process in processes:  # it saved that batch just before it stopped: go on
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.resume()
 
 
 def pending(run: Run) -> int:
@@ -274,16 +300,10 @@ def test_a_killed_worker_s_chunk_is_re_sent_by_the_reconciler(  # A2
     worker = celery_worker_process(**WORKER_ENV)
     run = upload_run(user, store_upload, sample_rows(240), SAMPLE_MAPPING)
     in_flight = run.items.filter(grade_state=Item.GradeState.PENDING, grade_attempts=1)
-    wait_for(
-        lambda: run.items.filter(grade_state="graded").exists() and in_flight.exists(),
-        timeout=600,
-        what="a batch in flight after some rows were graded",
-        poll=0.1,
-    )
+    interrupted = freeze_with_a_batch_in_flight(worker, run, in_flight)
     # when the whole worker is SIGKILLed and a new one starts
     worker.kill()
     killed_at = time.monotonic()
-    interrupted = set(in_flight.values_list("pk", flat=True))
     celery_worker_process(**WORKER_ENV)
     # then the reconciler sees the lost worker's silence and re-sends its chunk's rows long
     # before Redis would deliver the message again (visibility time-out: 240 s)
