@@ -7,6 +7,7 @@ from reviewer.models import (
     Assignment,
     Evaluation,
     EvaluatorScore,
+    GradingChunk,
     Item,
     Membership,
     Project,
@@ -15,6 +16,8 @@ from reviewer.models import (
     evaluator_scores_parse,
     evaluator_scores_text,
 )
+from reviewer.services.grading import chunk_grade
+from reviewer.services.grading.chunks import chunks_record
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -133,10 +136,6 @@ class AssignmentFactory(factory.django.DjangoModelFactory):
 def grade_in_process(run, item_ids=None) -> int:
     """Grade ``item_ids`` (default: every row) of ``run`` here, as a worker's chunk task would:
     the chunk is recorded as the upload records it, and no message is sent."""
-    from reviewer.models import GradingChunk
-    from reviewer.services.grading import chunk_grade
-    from reviewer.services.grading.chunks import chunks_record
-
     if item_ids is None:
         item_ids = list(run.items.order_by("row_number").values_list("pk", flat=True))
     chunks = chunks_record(
