@@ -212,11 +212,8 @@ def test_streaming_rows_takes_the_same_queries_for_5_or_50_items(django_assert_n
     queries_for(50)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_an_export_is_one_snapshot_while_reviewers_keep_saving(user, export_dir, monkeypatch):
-    # D4. Given a run of 3000 rows, read 100 at a time
-    monkeypatch.setattr(export_rows_module, "ROWS_PER_QUERY", 100)
-    run = RunFactory(status=Run.Status.DONE, total_rows=3000)
+def graded_rows(run: Run, count: int) -> None:
+    """``count`` rows graded correct by the jury, inserted at once."""
     Item.objects.bulk_create(
         Item(
             run=run,
@@ -229,8 +226,16 @@ def test_an_export_is_one_snapshot_while_reviewers_keep_saving(user, export_dir,
             final_verdict="correct",
             final_source=Item.FinalSource.AUTO,
         )
-        for n in range(1, 3001)
+        for n in range(1, count + 1)
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_export_is_one_snapshot_while_reviewers_keep_saving(user, export_dir, monkeypatch):
+    # D4. Given a run of 3000 rows, read 100 at a time
+    monkeypatch.setattr(export_rows_module, "ROWS_PER_QUERY", 100)
+    run = RunFactory(status=Run.Status.DONE, total_rows=3000)
+    graded_rows(run, 3000)
     job = exports.export_start(
         run=run,
         user=user,
@@ -282,20 +287,7 @@ def test_a_direct_download_is_one_snapshot_while_a_reviewer_saves(user, monkeypa
     monkeypatch.setattr(export_rows_module, "ROWS_PER_QUERY", 100)
     monkeypatch.setattr(formats, "ROWS_PER_CHUNK", 100)
     run = RunFactory(status=Run.Status.DONE, total_rows=300)
-    Item.objects.bulk_create(
-        Item(
-            run=run,
-            row_number=n,
-            source_line=n + 1,
-            gold="1",
-            output="1",
-            grade_state=Item.GradeState.GRADED,
-            auto_verdict="correct",
-            final_verdict="correct",
-            final_source=Item.FinalSource.AUTO,
-        )
-        for n in range(1, 301)
-    )
+    graded_rows(run, 300)
     late = Item.objects.get(run=run, row_number=250)
 
     # When the download has sent its first rows, and a reviewer then decides row 250
