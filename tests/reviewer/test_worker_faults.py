@@ -116,28 +116,32 @@ def sample_rows(count: int) -> bytes:
     return out.getvalue().encode()
 
 
-def freeze_with_a_batch_in_flight(worker, run: Run, in_flight) -> set[int]:
-    """Stop (SIGSTOP) the worker's processes at a moment when some rows are graded and a
-    batch is counted but not saved; returns that batch's rows. A frozen worker saves nothing
-    more, so the rows are exactly the ones its death will interrupt, however fast it is."""
+def freeze_with_a_batch_in_flight(run: Run, in_flight, *workers) -> set[int]:
+    """Stop (SIGSTOP) the workers' processes at a moment when some rows are graded and a batch
+    is counted but not saved; returns that batch's rows. A frozen worker saves nothing more, so
+    the rows are exactly the ones a death will interrupt, however fast the machine grades.
+    ``resume(workers)`` lets the ones left alive go on."""
     while True:
         wait_for(
             lambda: run.items.filter(grade_state="graded").exists() and in_flight.exists(),
             timeout=600,
             what="a batch in flight after some rows were graded",
-            poll=0.1,
+            poll=0.05,
         )
-        processes = worker.tree()
-        for process in processes:
+        for process in (p for worker in workers for p in worker.tree()):
             with contextlib.suppress(psutil.NoSuchProcess):
                 process.suspend()
-        time.sleep(0.5)  # a commit the worker had already sent reaches the database
+        time.sleep(0.5)  # a commit a worker had already sent reaches the database
         rows = set(in_flight.values_list("pk", flat=True))
         if rows:
             return rows
-        for process in processes:  # it saved that batch just before it stopped: go on
-            with contextlib.suppress(psutil.NoSuchProcess):
-                process.resume()
+        resume(workers)  # that batch was saved just before the stop: go on
+
+
+def resume(workers) -> None:
+    for process in (p for worker in workers for p in worker.tree()):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.resume()
 
 
 def pending(run: Run) -> int:
@@ -300,7 +304,7 @@ def test_a_killed_worker_s_chunk_is_re_sent_by_the_reconciler(  # A2
     worker = celery_worker_process(**WORKER_ENV)
     run = upload_run(user, store_upload, sample_rows(240), SAMPLE_MAPPING)
     in_flight = run.items.filter(grade_state=Item.GradeState.PENDING, grade_attempts=1)
-    interrupted = freeze_with_a_batch_in_flight(worker, run, in_flight)
+    interrupted = freeze_with_a_batch_in_flight(run, in_flight, worker)
     # when the whole worker is SIGKILLed and a new one starts
     worker.kill()
     killed_at = time.monotonic()

@@ -4,12 +4,9 @@ still graded exactly once. The health report sees both, with the queues they con
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
-import time
 
-import psutil
 import pytest
 from django.conf import settings
 
@@ -24,34 +21,11 @@ from tests.reviewer.test_worker import (
     upload_run,
     wait_for,
 )
+from tests.reviewer.test_worker_faults import freeze_with_a_batch_in_flight, resume
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 ROWS = 240
-
-
-def freeze_with_a_batch_in_flight(first, second, run, in_flight) -> list[psutil.Process]:
-    """Stop (SIGSTOP) both workers at a moment when some rows are graded and a batch is
-    counted but not saved, however fast the machine grades; returns the stopped processes."""
-    while True:
-        wait_for(
-            lambda: (
-                run.items.filter(grade_state=Item.GradeState.GRADED).exists() and in_flight.exists()
-            ),
-            timeout=600,
-            what="a batch in flight after some rows were graded",
-            poll=0.05,
-        )
-        processes = [*first.tree(), *second.tree()]
-        for process in processes:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                process.suspend()
-        time.sleep(0.5)  # a commit a worker had already sent reaches the database
-        if in_flight.exists():
-            return processes
-        for process in processes:  # that batch was saved just before the stop: go on
-            with contextlib.suppress(psutil.NoSuchProcess):
-                process.resume()
 
 
 def test_two_machines_grade_a_run_once_though_one_dies(
@@ -77,11 +51,9 @@ def test_two_machines_grade_a_run_once_though_one_dies(
     # When a run is uploaded, and the first machine dies with a chunk in flight
     run = upload_run(user, store_upload, content, SAMPLE_MAPPING)
     in_flight = run.items.filter(grade_state=Item.GradeState.PENDING, grade_attempts=1)
-    frozen = freeze_with_a_batch_in_flight(first, second, run, in_flight)
+    freeze_with_a_batch_in_flight(run, in_flight, first, second)
     first.kill()
-    for process in frozen:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process.resume()
+    resume([second])
     assert pending(run) > 0
 
     # Then the second machine grades the rest, the lost chunk included, once each
