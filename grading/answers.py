@@ -31,9 +31,14 @@ _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\ba
 _LEADING_APPROX = re.compile(
     r"^(?:approximately|about|roughly|around|nearly|almost|≈|\\approx)\s*", re.I
 )
-_HEDGE_SPLIT = re.compile(
-    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b)\s*", re.IGNORECASE
+# "The vertex is at (2, -3)", "the sum equals 12": a verb or preposition before the value.
+_LEADING_WORD = re.compile(
+    r"^(?:at|is|are|was|equals?|equal\s+to|of|be|becomes)\s+(?=[-−(\[$\\\d])", re.I
 )
+_HEDGE_SPLIT = re.compile(
+    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|或者?)\s*", re.IGNORECASE
+)
+_INEQUALITY = re.compile(r"[<>≤≥]|\\[lg]eq?(?:slant)?(?![A-Za-z])")
 _EITHER = re.compile(r"^\s*(?:either|soit|entweder|o bien)\s+", re.IGNORECASE)
 _PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
 _HEAD = re.compile(
@@ -43,7 +48,9 @@ _HEAD = re.compile(
 _WORD_HEAD = re.compile(r"^\s*(?:\\text\{)?[A-Za-z]{2,}[A-Za-z ]{0,30}(?:\})?\s*=\s*(?=\S)")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\%|\s*%)?")
-_UNIT_TEXT = re.compile(r"\s*\\(?:text|mathrm|mbox|textrm)\s*\{\s*([^{}]*)\}\s*$")
+_UNIT_TEXT = re.compile(
+    r"\s*\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{\s*([^{}]*)\}(\^\{?[23]\}?)?\s*$"
+)
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
 _TRAILING_WORDS = re.compile(
@@ -69,7 +76,9 @@ _COMPOUND_TIME = re.compile(
 _LATEX_GROUP = re.compile(r"\\(?:begin|end|text|mathrm|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _SENTENCE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
 _EQUATION_RESULT = re.compile(r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)(?![\d=]*=)(?!.*=)", re.S)
-_LEADING_COUNT = re.compile(r"^\s*(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*[^\W\d_]{2,}")
+_LEADING_COUNT = re.compile(
+    r"^\s*(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?!(?:or|and|ou|et|oder|und)\b)[^\W\d_]{2,}"
+)
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
 _SEVERAL_ASSIGNMENTS = re.compile(
     r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)(?:\s|\\[,;:!]|\\q?quad)*"
@@ -108,7 +117,7 @@ def read_answer(raw: str) -> StatedAnswer:
     if clause and clause.start() > 0:
         text = text[: clause.start()]
     text = _TRAILING.sub("", _strip_wrappers(text))
-    text = _LEADING_APPROX.sub("", text)
+    text = _LEADING_APPROX.sub("", _LEADING_WORD.sub("", text))
     approximation = ""
     approx = _APPROX.search(text)
     if approx and approx.start() > 0:
@@ -231,7 +240,9 @@ def _split_units(text: str) -> tuple[str, str]:
         return ", ".join(numbers), units
     unit_text = _UNIT_TEXT.search(text)
     if unit_text and unit_text.start() > 0 and not _number_phrase(unit_text.group(1)):
-        return text[: unit_text.start()].strip(), unit_text.group(1).strip()
+        return text[: unit_text.start()].strip(), unit_text.group(1).strip() + (
+            unit_text.group(2) or ""
+        )
     words = _TRAILING_WORDS.search(text)
     if words and words.start() > 0 and not re.search(r"\b(?:or|and|ou|oder)\b", words.group(1)):
         return text[: words.start()].strip(), words.group(1).strip()
@@ -248,6 +259,8 @@ def _alternatives(text: str) -> tuple[str, ...]:
         base = _PLUS_MINUS.sub("", body, count=1).strip()
         return (base, f"-{base}") if base else ()
     parts = [p.strip() for p in _HEDGE_SPLIT.split(body) if p.strip()]
+    if all(_INEQUALITY.search(part) for part in parts):
+        return ()  # "x \\le -2 or x \\ge 3" is one set, their union, not a choice of answers
     return tuple(parts) if len(parts) > 1 else ()
 
 

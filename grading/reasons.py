@@ -17,6 +17,7 @@ MESSAGES: dict[str, str] = {
     "partial_match": "The prediction matches only part of a multi-part gold answer.",
     "unit_mismatch": "The answer equals the gold only after a change of unit or scale (percent, grams and kilograms, degrees and radians).",
     "approximate_answer": "The answer is a decimal approximation of an exact gold; the problem may have asked for an exact form.",
+    "unit_dropped": "The gold gives a unit (10 cm) and the answer only the number; some graders require the unit.",
     "number_format": "A number in the answer can be read two ways (12.500 as twelve and a half or as twelve thousand five hundred).",
     "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, and simplifying may have been the task.",
     "equal_if_positive": "The answer equals the gold only where its variables are positive (a root or power of a product); the problem may allow other values.",

@@ -2,7 +2,8 @@
 
 An answer given in another unit than the question asks ("1000 cm³" where it asks for liters,
 "150 cm" for meters) may be the right quantity or a slip; either way a person should look.
-Only a small table of common units: length, area, volume, mass, time, money and angle.
+Only a small table of common units: length, area, volume, mass, time, speed, money and
+angle.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ _UNITS: dict[str, tuple[str, tuple[str, ...]]] = {
     "day": ("time", ("day", "days")),
     "week": ("time", ("week", "weeks")),
     "year": ("time", ("year", "years")),
+    "m/s": ("speed", ("m/s", "meters per second", "metres per second", "m s^{-1}")),
+    "km/h": ("speed", ("km/h", "kph", "km/hr", "kilometers per hour", "kilometres per hour")),
+    "mph": ("speed", ("mph", "mi/h", "miles per hour")),
+    "ft/s": ("speed", ("ft/s", "feet per second")),
     "cent": ("money", ("cent", "cents", "¢")),
     "dollar": ("money", ("dollar", "dollars", "$", "\\$")),
     "deg": ("angle", ("degree", "degrees", "°", "^\\circ", "^{\\circ}")),
@@ -71,6 +76,9 @@ _ASKED = re.compile(
 # A unit right after a number in an answer: "12 cm", "1000 cm³", "$12" is money.
 _AFTER_NUMBER = re.compile(rf"\d\s*(?P<unit>{_SPELLING_RE})(?![A-Za-z])", re.IGNORECASE)
 
+# LaTeX around a unit ("60 \\text{ km/h}", "5\\,\\mathrm{cm}"): its words stay, the commands go.
+_TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|mbox|textrm|,|\s)\s*(?:\{([^{}]*)\})?")
+
 
 def unit_named(spelling: str) -> Unit | None:
     canonical = _BY_SPELLING.get(spelling) or _BY_SPELLING.get(spelling.lower())
@@ -89,7 +97,8 @@ def asked_unit(problem: str) -> Unit | None:
 
 def stated_unit(answer: str) -> Unit | None:
     """The unit an answer gives after its number, if it is one this table knows."""
-    found = [m.group("unit") for m in _AFTER_NUMBER.finditer(answer[-200:])]
+    answer = _TEXT_COMMAND.sub(r"\1", answer[-200:])  # "60 \\text{ km/h}"
+    found = [m.group("unit") for m in _AFTER_NUMBER.finditer(answer)]
     return unit_named(found[-1]) if found else None
 
 

@@ -25,9 +25,11 @@ from grading.candidates.cues import (
     FINAL_MARKER_HINTS,
     FINAL_MARKER_PATTERN,
     FIRST_LINE,
+    HEDGE_WORDS,
     LAST_SENTENCE,
     MAX_STATEMENT_CHARS,
     PLAIN_CUES,
+    SENTENCE_END,
     STATEMENT,
     TAIL_CHARS,
     Candidate,
@@ -47,6 +49,7 @@ __all__ = [
     "CONCLUSION",
     "FINAL_MARKER",
     "FIRST_LINE",
+    "HEDGE_WORDS",
     "LAST_SENTENCE",
     "PLAIN_CUES",
     "STATEMENT",
@@ -54,6 +57,8 @@ __all__ = [
     "Candidate",
     "Candidates",
     "find_candidates",
+    "hedges",
+    "sentence_of",
     "statement_after",
 ]
 
@@ -143,6 +148,26 @@ def find_candidates(output: str) -> Candidates:
     ]
     standing = _standing(items, tail, offset, think_end)
     return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+def hedges(output: str, candidate: Candidate) -> bool:
+    """The sentence that states ``candidate`` qualifies it as a guess ("The answer is probably
+    12", "12, or possibly 18", "I think it is yes")."""
+    return HEDGE_WORDS.search(sentence_of(output, candidate)) is not None
+
+
+def sentence_of(output: str, candidate: Candidate) -> str:
+    """The sentence of ``output`` that states ``candidate``, its words around the answer."""
+    before = output[max(0, candidate.start - MAX_STATEMENT_CHARS) : candidate.start]
+    ends = list(SENTENCE_END.finditer(before))
+    opening = before[ends[-1].end() :] if ends else before
+    text_at = output.find(candidate.text, candidate.start)
+    text_end = (text_at if text_at >= 0 else candidate.start) + len(candidate.text)
+    rest = output[text_end : text_end + MAX_STATEMENT_CHARS]
+    closing = SENTENCE_END.search(rest)
+    return (
+        opening + output[candidate.start : text_end] + rest[: closing.start() if closing else None]
+    )
 
 
 _OPTION_LABEL = re.compile(r"\(?[A-E]\)?[.:)]?")

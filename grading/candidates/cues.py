@@ -104,6 +104,16 @@ ANSWER_MARKER_HINTS = (
 )
 
 
+# Words that make a stated answer a guess: "probably yes", "12, or possibly 18", "I think it
+# is 5". Read only in the statement of the answer, where they qualify it, not in the working.
+HEDGE_WORDS = re.compile(
+    r"\b(?:probably|possibly|perhaps|maybe|presumably|most likely|likely|my best guess"
+    r"|i (?:think|believe|guess|suspect)|if i'?m not mistaken|depending on|it depends"
+    r"|not (?:completely |entirely |totally |fully |quite |100% )?(?:sure|certain|confident))\b",
+    re.IGNORECASE,
+)
+
+
 # A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does.
 SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
 

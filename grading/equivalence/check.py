@@ -90,7 +90,9 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     gold, answer = gold.strip(), answer.strip()
     sides = chain_sides(answer)
     if len(sides) < 2 or chain_sides(gold)[1:]:
-        return _compare_cached(gold, answer, allow_rename)
+        # "\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty" states its last side
+        asked = len(sides) == 1 and _OPERATION_SIDE.match(answer) is not None
+        return _compare_cached(gold, sides[0] if asked else answer, allow_rename)
     for side in reversed(sides):
         found = _compare_cached(gold, side, allow_rename)
         if found.equal:
@@ -142,8 +144,10 @@ def chain_sides(text: str) -> list[str]:
             sides.append(text[start:index].strip())
             start = index + 1
     sides = [side for side in (*sides, text[start:].strip()) if side]
-    if len(sides) > 1 and _HEAD_SIDE.fullmatch(sides[0]):
-        return sides[1:]  # "x = 2", "Total = 48 = 8 \times 6": the head is not a side
+    if len(sides) > 1 and (_HEAD_SIDE.fullmatch(sides[0]) or _OPERATION_SIDE.match(sides[0])):
+        # "x = 2", "Total = 48 = 8 \times 6", "\int_0^1 x\,dx = \frac12": the head, or the
+        # operation the question asks about, is not a side
+        return sides[1:]
     if len(sides) == 2 and any(_LETTERS.search(side) for side in sides):
         return [text]  # "2x - y + 3 = 0" is an equation, not two names of one value
     return sides
@@ -263,6 +267,9 @@ _HEAD_SIDE = re.compile(
     r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
 )
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
+# A side that asks for a value rather than states one: a limit, integral, sum, product,
+# determinant or derivative ("\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty").
+_OPERATION_SIDE = re.compile(r"\\(?:lim|int|iint|oint|sum|prod|det)(?![A-Za-z])|\\frac\{d")
 _CLOCK = re.compile(
     r"^\$?\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(?:\\text\{\s*)?(?:([ap])\.?\s*m\.?)?\}?\.*\s*\$?$",
     re.I,

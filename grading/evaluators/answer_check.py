@@ -16,7 +16,7 @@ import time
 
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, is_sentence, read_answer
-from grading.candidates import Candidates
+from grading.candidates import Candidates, hedges
 from grading.equivalence.check import Comparison, compare_values, equal_up_to_constant
 from grading.equivalence.rewrite import thousands_separators
 from grading.evaluators import forms
@@ -38,6 +38,8 @@ MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex",
 TAIL_CHARS = 3000  # where an output rounds the exact value it found
 _MERIDIEM = re.compile(r"(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?", re.IGNORECASE)
 _CENTS = re.compile(r"(?:cents?|¢|c)\b", re.IGNORECASE)  # "60 cents in change"
+_GENERIC_UNITS = re.compile(r"(?:square |cubic )?units?", re.IGNORECASE)
+_OFFERS_ANOTHER = re.compile(r"\bor\b|\bou\b|\boder\b", re.IGNORECASE)
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 
 
@@ -93,12 +95,18 @@ def _grade_math(
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
+    if hedges(sample.output, final) and (correct or _OFFERS_ANOTHER.search(final.text)):
+        # "probably 12" is a guess a person confirms when it is right; a wrong guess is just
+        # wrong, unless it offers another answer too ("12, or possibly 18")
+        signals.append("hedged")
     signals.extend(
         _comparison_signals(comparison, stated, gold, sample.problem, sample.output[-TAIL_CHARS:])
     )
     signals.extend(forms.unit_signals(gold, stated, sample.problem))
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
+        if _drops_the_unit(gold, stated, multi_part):
+            signals.append("unit_dropped")
     if not correct:
         if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
             signals.append("multiple_answers")  # "7 and 13" where one value is asked
@@ -119,6 +127,19 @@ def _grade_math(
         ),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
+
+
+def _drops_the_unit(gold: str, stated: StatedAnswer, multi_part: bool) -> bool:
+    """ "10" for the gold "10 cm": a unit of measure the answer leaves out (not "units", not
+    the "PM" of a time of day, not the labels of a gold of several parts)."""
+    units = read_answer(gold).units
+    return (
+        bool(units)
+        and not stated.units
+        and not multi_part
+        and not _MERIDIEM.fullmatch(units)
+        and not _GENERIC_UNITS.fullmatch(units)
+    )
 
 
 def _lists_values(expression: str) -> bool:

@@ -11,7 +11,7 @@ import re
 
 from grading import options
 from grading.answers import read_answer
-from grading.candidates import Candidates
+from grading.candidates import HEDGE_WORDS, Candidates, hedges, sentence_of
 from grading.equivalence.check import compare_values
 from grading.evaluators import choice
 from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
@@ -39,6 +39,12 @@ _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
     r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
     r"|more or less|kind of|sort of)\b",
+    re.IGNORECASE,
+)
+# "true when x is nonnegative": an answer that holds only under a condition.
+_CONDITIONAL = re.compile(
+    r"\b(?:true|false|yes|no)\s+(?:only\s+)?(?:when|if|provided|as long as|unless"
+    r"|for (?!all\b|every\b|any\b|each\b))",
     re.IGNORECASE,
 )
 
@@ -190,7 +196,14 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
     stated = [c.text for c in candidates.weighty()] + [opening]
     if candidates.final is not None:
         stated.append(candidates.final.text[:80])
-    if any(_YES_NO_HEDGE.search(text) for text in stated):
+    final = candidates.final
+    if (
+        any(_YES_NO_HEDGE.search(text) for text in stated)
+        or HEDGE_WORDS.search(opening)
+        or _CONDITIONAL.search(opening)
+        or any(hedges(sample.output, c) for c in candidates.weighty())
+        or (final is not None and _CONDITIONAL.search(sentence_of(sample.output, final)))
+    ):
         signals.append("hedged")
     if answer is not None and _contradicts_question(sample, answer):
         signals.append("contradicts_itself")
@@ -229,15 +242,40 @@ _KINDS = frozenset("number numbers integer integers function value real shape fi
 def _affirms_question(sample: Sample) -> bool:
     """A "no" whose explanation says the question's own term of its subject ("Is 2^61 - 1
     prime?" … "No. … Pervushin proved that it is prime")."""
+    explanation = sample.output[-600:]
     for term in _question_terms(sample.problem) - _KINDS:
-        if re.search(
-            rf"\b(?:it|this number|this|which)\s+is\s+(?:(?:a|an|indeed|also|actually)\s+)?"
-            rf"{re.escape(term)}\b",
-            sample.output[-600:],
+        for match in re.finditer(
+            rf"(?:\b(?:it|this number|this|which|the \w+)|\$[^$\n]{{1,40}}\$)\s+is\s+"
+            rf"(?:(?:a|an|indeed|also|actually|therefore|thus)\s+)?{re.escape(term)}\b",
+            explanation,
             re.I,
         ):
+            # "Therefore $f$ is one-to-one", not "if $f$ is one-to-one" or "whether it is"
+            if not _CONDITION.search(explanation[max(0, match.start() - 12) : match.start()]):
+                return True
+    return _affirms_the_verb(sample.problem, explanation)
+
+
+# "Does the series … converge?": the verb a yes or a no answers.
+_DOES_QUESTION = re.compile(r"\b(?:does|do)\s[^?]{1,160}?\s([a-z]{4,})\s*\?\s*$", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:not|never|neither|nor|no)\b|n't\b", re.IGNORECASE)
+
+
+def _affirms_the_verb(problem: str, explanation: str) -> bool:
+    """A "no" to "Does the series converge?" whose explanation says "so the series converges"."""
+    asked = _DOES_QUESTION.search(problem[-300:])
+    if asked is None:
+        return False
+    verb = asked.group(1).lower()
+    said = {verb + "s", verb + "es", verb[:-1] + "ies" if verb.endswith("y") else verb + "s"}
+    for match in re.finditer(rf"\b(?:{'|'.join(sorted(said))})\b", explanation, re.IGNORECASE):
+        clause = re.split(r"[.;:,]", explanation[max(0, match.start() - 40) : match.start()])[-1]
+        if not _NEGATED.search(clause) and not _CONDITION.search(clause):
             return True
     return False
+
+
+_CONDITION = re.compile(r"\b(?:if|whether|when|unless)\s+$", re.IGNORECASE)
 
 
 def _question_terms(problem: str) -> set[str]:

@@ -25,9 +25,11 @@ _FORM_REQUEST = re.compile(
     r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction",
     re.IGNORECASE,
 )
-# The question makes simplifying the task ("Simplify √72", "Factor completely").
+# The question makes simplifying the task ("Simplify √72", "Factor completely"); a "common
+# fraction" is one in lowest terms, by the convention of MATH and AMC.
 _SIMPLIFY_REQUEST = re.compile(
-    r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e",
+    r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e"
+    r"|\bcommon fraction|\breduced fraction",
     re.IGNORECASE,
 )
 _FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)

@@ -21,8 +21,9 @@ WRITTEN = DATA_DIR / "written_realistic.jsonl"
 # file: (most silent errors, most rows flagged)
 DATA_FLOORS = {
     "written_realistic.jsonl": (0, 39),
-    "heldout_realistic_A.jsonl": (1, 28),
-    "heldout_realistic_B.jsonl": (7, 24),
+    "heldout_realistic_A.jsonl": (1, 29),
+    "heldout_realistic_B.jsonl": (1, 29),
+    "heldout_realistic_C.jsonl": (0, 28),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

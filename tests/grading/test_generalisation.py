@@ -50,10 +50,25 @@ def test_a_named_function_still_heads_its_value(gold, answer):
         ("12 apples", "So she has 12 left.\n\n**Answer:** 12"),
     ],
 )
-def test_a_gold_written_with_its_unit_states_the_bare_number(gold, output):
+def test_a_gold_written_with_its_unit_credits_the_bare_number_and_flags_the_missing_unit(
+    gold, output
+):
     graded = grade(gold, output)
 
     assert graded.auto_verdict is Verdict.CORRECT, reasons(graded)
+    assert "unit_dropped" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("10 cm^2", "The area is $\\boxed{10 \\text{ cm}^2}$."),
+        ("4:45 PM", "The movie ends at **4:45 PM**."),
+        ("10\\text{ units}", "The length is $\\boxed{10}$."),
+    ],
+)
+def test_an_answer_with_the_unit_or_a_gold_with_no_unit_of_measure_is_not_flagged(gold, output):
+    assert "unit_dropped" not in reasons(grade(gold, output))
 
 
 @pytest.mark.parametrize(
@@ -387,3 +402,152 @@ def test_an_evaluator_that_read_a_value_of_the_restated_problem_misread_the_outp
     assert graded.auto_verdict is Verdict.CORRECT
     assert not graded.needs_review, reasons(graded)
     assert "math_verify" in graded.evaluations[0].misread
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("12", "Checking both cases, the answer is probably 12."),
+        ("12", "I think the answer is $\\boxed{12}$."),
+        ("12", "So the answer is 12, or possibly 18 if the problem intends $p$ to be larger."),
+        ("30", "So the answer is 120 or 30, depending on whether the letters are distinct."),
+        ("12", "锯 4 次，4 × 3 = 12 分钟。\n\n所以答案是 12 或 15 分钟。"),
+        ("Yes", "Probably yes. The derivative is never negative, though I am not sure."),
+    ],
+)
+def test_an_answer_stated_as_a_guess_or_beside_another_goes_to_a_person(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("42", "I believe the greatest common divisor is 14, since both are divisible by 14."),
+        ("12", "The answer is 12."),
+        ("Yes", "Yes. The derivative $3x^2$ is never negative and vanishes only at 0."),
+    ],
+)
+def test_a_plain_answer_or_a_wrong_guess_keeps_its_verdict_unflagged(gold, output):
+    graded = grade(gold, output)
+
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "False",
+            "So the statement is true when $x$ is nonnegative.",
+            "True or false: sqrt(x^2)=x.",
+        ),
+        ("No", "Yes if $n$ is even; otherwise the sum is odd.", "Is n(n+1)/2 always even?"),
+    ],
+)
+def test_a_yes_or_no_that_holds_only_under_a_condition_is_a_hedge(gold, output, problem):
+    assert "hedged" in reasons(grade(gold, output, problem))
+
+
+def test_a_yes_that_holds_for_every_value_is_no_hedge():
+    graded = grade(
+        "True", "True. The statement is true for all real $x$.", "True or false: x^2 >= 0."
+    )
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert "hedged" not in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("(2,-3)", "Plugging in gives $y = -3$.\n\nThe vertex is at (2, −3)."),
+        ("12", "Adding the three parts, the total equals 12."),
+    ],
+)
+def test_a_verb_or_preposition_before_the_stated_value_is_not_part_of_it(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("(-\\infty,-2]\\cup[3,\\infty)", "x \\le -2 \\ \\text{or}\\ x \\ge 3"),
+        ("(-\\infty,1)\\cup(4,\\infty)", "x < 1 \\text{ or } x > 4"),
+    ],
+)
+def test_inequalities_joined_by_or_are_one_union_not_a_hedge(gold, answer):
+    graded = grade(gold, f"The solution set is $\\boxed{{{answer}}}$.")
+
+    assert graded.auto_verdict is Verdict.CORRECT, reasons(graded)
+    assert "hedged" not in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "equal"),
+    [
+        ("\\infty", "\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty", True),
+        ("\\frac{1}{2}", "\\int_0^1 x\\,dx = \\frac{1}{2}", True),
+        ("10", "\\sum_{k=1}^{4} k = 10", True),
+        ("11", "\\sum_{k=1}^{4} k = 10", False),
+    ],
+)
+def test_an_equation_whose_left_side_is_the_operation_asked_about_states_its_right_side(
+    gold, answer, equal
+):
+    assert compare_values(gold, answer).equal is equal
+
+
+def test_an_unreduced_fraction_where_a_common_fraction_is_asked_is_flagged():
+    problem = "Express $0.75$ as a common fraction."
+
+    unreduced = grade("\\frac{3}{4}", "$\\boxed{\\frac{75}{100}}$", problem)
+    reduced = grade("\\frac{3}{4}", "$\\boxed{\\frac{3}{4}}$", problem)
+
+    assert unreduced.auto_verdict is Verdict.CORRECT
+    assert "form_differs" in reasons(unreduced)
+    assert not reduced.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output", "contradicts"),
+    [
+        (
+            "Yes",
+            "Is the function $f(x) = x^3$ one-to-one on $\\mathbb{R}$?",
+            "No. Since $f'(x) = 3x^2 \\ge 0$, $f$ is strictly increasing. Therefore $f$ is one-to-one.",
+            True,
+        ),
+        (
+            "Yes",
+            "Does the series $\\sum_{n=1}^{\\infty} \\frac{1}{n^2}$ converge?",
+            "No. By the p-series test with $p = 2 > 1$, the series converges.",
+            True,
+        ),
+        (
+            "No",
+            "Does the series $\\sum_{n=1}^{\\infty} \\frac{1}{n}$ converge?",
+            "No. The harmonic series does not converge; its partial sums grow like $\\ln n$.",
+            False,
+        ),
+        (
+            "No",
+            "Is the function $f(x) = x^2$ one-to-one on $\\mathbb{R}$?",
+            "No. If $f$ is one-to-one then $f(1) \\ne f(-1)$, but both equal 1.",
+            False,
+        ),
+    ],
+)
+def test_a_no_whose_explanation_affirms_the_subject_or_verb_of_the_question_contradicts_itself(
+    gold, problem, output, contradicts
+):
+    assert ("contradicts_itself" in reasons(grade(gold, output, problem))) is contradicts
+
+
+def test_an_answer_in_another_unit_of_speed_than_asked_is_flagged():
+    problem = "A car travels 150 km in 2.5 hours. What is its average speed in meters per second?"
+
+    graded = grade("\\frac{50}{3}", "So the speed is $\\boxed{60 \\text{ km/h}}$.", problem)
+
+    assert "unit_mismatch" in reasons(graded)
