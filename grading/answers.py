@@ -31,9 +31,13 @@ _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\ba
 _LEADING_APPROX = re.compile(
     r"^(?:approximately|about|roughly|around|nearly|almost|≈|\\approx)\s*", re.I
 )
-# "The vertex is at (2, -3)", "the sum equals 12": a verb or preposition before the value.
+# "The vertex is at (2, -3)", "has length √5", "equals 12": words of the sentence before the
+# value (not a function, a negation, a sign or a comparison, which are part of it).
 _LEADING_WORD = re.compile(
-    r"^(?:at|is|are|was|equals?|equal\s+to|of|be|becomes)\s+(?=[-−(\[$\\\d])", re.I
+    r"^(?:(?!(?:sin|cos|tan|cot|sec|csc|log|ln|exp|det|lim|max|min|gcd|lcm|mod|arc[a-z]*"
+    r"|not|no|never|nor|neither|or|and|minus|plus|times|over|negative|positive|less|more"
+    r"|than|except|only|about|approximately|roughly|around|nearly|almost)\b)[a-z]{2,}\s+){1,2}"
+    r"(?=[-−(\[$\\\d√])"
 )
 _HEDGE_SPLIT = re.compile(
     r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|或者?)\s*", re.IGNORECASE

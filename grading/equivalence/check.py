@@ -90,8 +90,12 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     gold, answer = gold.strip(), answer.strip()
     sides = chain_sides(answer)
     if len(sides) < 2 or chain_sides(gold)[1:]:
-        # "\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty" states its last side
-        asked = len(sides) == 1 and _OPERATION_SIDE.match(answer) is not None
+        # "\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty" and "\\mathbf{u} - \\mathbf{v} = \\langle 3,
+        # -2, 2 \\rangle" state their last side
+        left, _, right = answer.partition("=")
+        asked = len(sides) == 1 and (
+            _OPERATION_SIDE.match(answer) is not None or _names_a_value(left, right)
+        )
         return _compare_cached(gold, sides[0] if asked else answer, allow_rename)
     for side in reversed(sides):
         found = _compare_cached(gold, side, allow_rename)
@@ -101,6 +105,17 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
             )
             return found if consistent else Comparison(False, found.method)
     return _compare_cached(gold, sides[-1], allow_rename)
+
+
+def _names_a_value(left: str, right: str) -> bool:
+    """ "\\mathbf{u} - \\mathbf{v} = \\langle 3, -2, 2 \\rangle", "x + y = 7": a left side made
+    of named quantities (not a single head, "x = 2") and a right side that is a value."""
+    left = left.strip()
+    return (
+        _NAMES_SIDE.fullmatch(left) is not None
+        and _HEAD_SIDE.fullmatch(left) is None
+        and not _LETTERS.search(right)
+    )
 
 
 _INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*C\b")
@@ -136,7 +151,9 @@ def chain_sides(text: str) -> list[str]:
     if "=" not in text or re.search(r"[<>]|\\[lg]eq?\b|\\neq\b|\\approx", text):
         return [text]
     sides, depth, start = [], 0, 0
-    for index, char in enumerate(text):
+    # angle brackets nest like the others; the scan copy keeps every offset
+    scanned = text.replace("\\langle", "(      ").replace("\\rangle", ")      ")
+    for index, char in enumerate(scanned):
         depth += (char in "{([") - (char in "})]")
         if char in ",;" and depth == 0:
             return [text]  # "x = -3, x = 2" lists answers; it is not a chain
@@ -147,6 +164,8 @@ def chain_sides(text: str) -> list[str]:
     if len(sides) > 1 and (_HEAD_SIDE.fullmatch(sides[0]) or _OPERATION_SIDE.match(sides[0])):
         # "x = 2", "Total = 48 = 8 \times 6", "\int_0^1 x\,dx = \frac12": the head, or the
         # operation the question asks about, is not a side
+        return sides[1:]
+    if len(sides) == 2 and _names_a_value(sides[0], sides[1]):
         return sides[1:]
     if len(sides) == 2 and any(_LETTERS.search(side) for side in sides):
         return [text]  # "2x - y + 3 = 0" is an equation, not two names of one value
@@ -267,6 +286,12 @@ _HEAD_SIDE = re.compile(
     r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
 )
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
+# A side made only of named quantities ("\\mathbf{u} - \\mathbf{v}", "x + y", "AB"): the name
+# of the value on the other side.
+_NAMES_SIDE = re.compile(
+    r"(?:\\(?:mathbf|vec|overrightarrow|overline|bold(?:symbol)?)\s*\{\w{1,3}\}|[A-Za-z]"
+    r"|\\(?:cdot|times)|[\s+\-*/()|])+"
+)
 # A side that asks for a value rather than states one: a limit, integral, sum, product,
 # determinant or derivative ("\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty").
 _OPERATION_SIDE = re.compile(r"\\(?:lim|int|iint|oint|sum|prod|det)(?![A-Za-z])|\\frac\{d")

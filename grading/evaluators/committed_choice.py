@@ -245,15 +245,21 @@ def _affirms_question(sample: Sample) -> bool:
     explanation = sample.output[-600:]
     for term in _question_terms(sample.problem) - _KINDS:
         for match in re.finditer(
-            rf"(?:\b(?:it|this number|this|which|the \w+)|\$[^$\n]{{1,40}}\$)\s+is\s+"
+            rf"(?:\b(?:it|this number|this|which|the \w+)|\$([^$\n]{{1,40}})\$)\s+is\s+"
             rf"(?:(?:a|an|indeed|also|actually|therefore|thus)\s+)?{re.escape(term)}\b",
             explanation,
             re.I,
         ):
-            # "Therefore $f$ is one-to-one", not "if $f$ is one-to-one" or "whether it is"
-            if not _CONDITION.search(explanation[max(0, match.start() - 12) : match.start()]):
+            # "Therefore $f$ is one-to-one", not "if $f$ is one-to-one" or "whether it is", nor
+            # "$\\sqrt{2}$ is irrational" of a number the question does not name
+            named = match.group(1) is None or match.group(1).strip() in sample.problem
+            if named and not _CONDITION.search(
+                explanation[max(0, match.start() - 12) : match.start()]
+            ):
                 return True
-    return _affirms_the_verb(sample.problem, explanation)
+    return _affirms_the_verb(sample.problem, explanation) or _restates_the_question(
+        sample.problem, explanation
+    )
 
 
 # "Does the series … converge?": the verb a yes or a no answers.
@@ -276,6 +282,47 @@ def _affirms_the_verb(problem: str, explanation: str) -> bool:
 
 
 _CONDITION = re.compile(r"\b(?:if|whether|when|unless)\s+$", re.IGNORECASE)
+
+
+_QUESTION = re.compile(r"[^.!?\n]{8,300}\?")
+_STATEMENT_WORD = re.compile(r"\d+|[A-Za-z]{2,}")
+_FILLER = frozenset("is are the an of does do it its be".split())
+_RESTATED_SHARE = 0.8  # of the question's words, in one plain sentence of the explanation
+
+
+def _restates_the_question(problem: str, explanation: str) -> bool:
+    """A "no" to "Is 2 the only even prime number?" whose explanation ends "That makes 2 the
+    only even prime": a sentence, not negated, that repeats nearly all of the question's words
+    in the question's own order."""
+    questions = _QUESTION.findall(problem[-400:])
+    if not questions:
+        return False
+    question = [word.lower() for word in _STATEMENT_WORD.findall(questions[-1])]
+    asked = set(question) - _QUESTION_WORDS - _FILLER
+    if len(asked) < 3:
+        return False
+    for sentence in re.split(r"[.;!?\n]", explanation):
+        if _NEGATED.search(sentence):
+            continue
+        run = _longest_common_run(question, [w.lower() for w in _STATEMENT_WORD.findall(sentence)])
+        if len(asked.intersection(run)) >= _RESTATED_SHARE * len(asked):
+            return True
+    return False
+
+
+def _longest_common_run(first: list[str], second: list[str]) -> list[str]:
+    """The longest run of words both lists hold in the same order, side by side."""
+    best, best_end = 0, 0
+    lengths = [0] * (len(second) + 1)
+    for word in first:
+        previous = 0
+        for index, other in enumerate(second, start=1):
+            current = lengths[index]
+            lengths[index] = previous + 1 if word == other else 0
+            if lengths[index] > best:
+                best, best_end = lengths[index], index
+            previous = current
+    return second[best_end - best : best_end]
 
 
 def _question_terms(problem: str) -> set[str]:

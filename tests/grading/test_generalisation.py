@@ -551,3 +551,47 @@ def test_an_answer_in_another_unit_of_speed_than_asked_is_flagged():
     graded = grade("\\frac{50}{3}", "So the speed is $\\boxed{60 \\text{ km/h}}$.", problem)
 
     assert "unit_mismatch" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "equal"),
+    [
+        ("\\begin{pmatrix} 3 \\\\ -2 \\\\ 2 \\end{pmatrix}", "\\mathbf{u} - \\mathbf{v} = \\langle 3, -2, 2 \\rangle", True),
+        ("7", "x + y = 7", True),
+        ("8", "x + y = 7", False),
+        ("2x - y + 3 = 0", "2x - y + 3 = 0", True),
+    ],
+)  # fmt: skip
+def test_an_equation_whose_left_side_names_quantities_states_the_value_on_its_right(
+    gold, answer, equal
+):
+    assert compare_values(gold, answer).equal is equal
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("\\sqrt{5}", "c² = 1² + 2² = 5, so c = √5.\n\nThe hypotenuse has length √5."),
+        ("12", "Counting both shelves, the total is 12."),
+    ],
+)
+def test_words_of_the_sentence_before_the_value_are_not_part_of_it(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_leading_negative_word_stays_part_of_the_value():
+    assert grade("5", "The change in height is negative 5.").auto_verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output", "contradicts"),
+    [
+        ("YES", "Is 2 the only even prime number? Answer YES or NO.", "NO — every other even number is divisible by 2. That makes 2 the only even prime.", True),
+        ("NO", "Is pure iron face-centered cubic at room temperature?", "NO\n\nAt room temperature pure iron is body-centered cubic.", False),
+        ("NO", "Is 15 a prime number?", "NO. 15 = 3 × 5, so 15 is not a prime number.", False),
+    ],
+)  # fmt: skip
+def test_a_no_whose_explanation_restates_the_question_as_true_contradicts_itself(
+    gold, problem, output, contradicts
+):
+    assert ("contradicts_itself" in reasons(grade(gold, output, problem))) is contradicts
