@@ -22,19 +22,28 @@
   };
   var RAW_KEY = "mathjury.rawMath";
 
+  // LaTeX that KaTeX cannot draw is shown as written, as text. Never KaTeX's message: it
+  // quotes the input and names KaTeX's internals (RELIABILITY E4).
+  function showAsWritten(target, latex) {
+    target.className = "math-rendered math-error";
+    target.textContent = latex;
+    target.title = "This LaTeX cannot be drawn; it is shown as written.";
+  }
+
   function renderOne(el) {
     if (el.dataset.rendered === "1") return;
     el.dataset.rendered = "1";
+    var latex = el.dataset.latex;
     var target = document.createElement("span");
     target.className = "math-rendered";
     try {
       var options = KATEX_OPTIONS;
       if (el.dataset.display === "1") options = Object.assign({}, KATEX_OPTIONS, { displayMode: true });
-      window.katex.render(el.dataset.latex, target, options);
+      window.katex.render(latex, target, options);
+      // A parse error is drawn by KaTeX itself (throwOnError: false), its message in a title.
+      if (target.querySelector(".katex-error")) showAsWritten(target, latex);
     } catch (err) {
-      // Errors other than parse errors (which KaTeX draws itself) end up here.
-      target.className = "math-rendered math-error";
-      target.textContent = "cannot render: " + String(err && err.message ? err.message : err);
+      showAsWritten(target, latex);
     }
     el.appendChild(target);
     el.classList.add("is-rendered");

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from reviewer.models import Item, Run
+from reviewer.models import Item, Review, Run
 from tests.e2e.conftest import save_screenshot
 from tests.factories import (
     EvaluationFactory,
@@ -108,6 +108,69 @@ def test_a_long_output_reads_as_rendered_math_with_the_answer_in_view(live_serve
     expect(output).to_contain_text('<img src=x onerror="window.pwned=1">')
     assert browser.csp_violations == []
     assert not [e for e in browser.console_errors if "Content Security Policy" in e]
+
+
+def test_a_1_mb_output_is_raw_text_with_the_answer_marked_and_the_page_works(  # E6
+    live_server, browser
+):
+    # Given a flagged row whose output is over a megabyte of steps with math, a hostile tag in
+    # the middle and the boxed answer near the end
+    reviewer = UserFactory(username="alice")
+    run = RunFactory(project=ProjectFactory(created_by=reviewer), status=Run.Status.DONE)
+    steps = "".join(
+        f"Step {n}: $a_{{{n}}} = \\frac{{{n}}}{{{n + 1}}}$ and $\\sqrt{{{n}}}$.\n"
+        for n in range(17_000)
+    )
+    half = len(steps) // 2
+    output = (
+        steps[:half] + HOSTILE + steps[half:] + "So the answer is $\\boxed{\\frac{7}{3}}$. Done."
+    )
+    assert len(output) > 1_000_000
+    item = GradedItemFactory(
+        run=run,
+        gold="\\frac{7}{3}",
+        output=output,
+        auto_verdict="incorrect",
+        final_verdict="incorrect",
+        needs_review=True,
+        review_reasons=[{"code": "hedged", "message": "The output hedges."}],
+    )
+    EvaluationFactory(item=item, extracted="\\frac{7}{3}", extracted_latex="\\frac{7}{3}")
+    page = browser.page
+    _log_in(page, live_server.url, reviewer)
+
+    # When they open the row
+    response = page.goto(f"{live_server.url}/items/{item.id}/")
+
+    # Then the output is raw text, said so, and none of its math is drawn
+    assert response.status == 200
+    expect(page.locator("[data-not-rendered]")).to_be_visible()
+    raw = page.locator("#model-output pre[data-output-box]")
+    expect(raw).to_be_visible()
+    assert page.locator("#model-output .katex, #model-output .math").count() == 0
+    # and only the extracted answer and the gold are drawn by KaTeX
+    expect(page.locator("[data-math=prediction] .katex")).to_be_visible()
+    expect(page.locator("[data-math=gold] .katex")).to_be_visible()
+    # and the answer is marked and scrolled into view inside the output's box
+    mark = raw.locator("mark.extracted")
+    expect(mark).to_have_text("\\frac{7}{3}")
+    box, marked = raw.bounding_box(), mark.bounding_box()
+    assert box["y"] <= marked["y"] and marked["y"] + marked["height"] <= box["y"] + box["height"]
+    # and the hostile tag is text
+    expect(raw).to_contain_text('<img src=x onerror="window.pwned=1">')
+    assert page.evaluate("window.pwned") is None
+
+    # When they toggle raw LaTeX and then save a verdict with the keyboard
+    page.keyboard.press("t")
+    expect(page.locator("[data-math=gold] .math-raw")).to_be_visible()
+    page.keyboard.press("t")
+    page.keyboard.press("1")
+
+    # Then the verdict is saved
+    expect(page.locator("#item .messages")).to_contain_text(f"Row {item.row_number} saved")
+    review = Review.objects.get(item=item)
+    assert (review.verdict, review.annotator) == ("correct", reviewer)
+    assert browser.csp_violations == []
 
 
 def test_the_run_table_renders_answers_names_reasons_and_updates_as_rows_are_graded(

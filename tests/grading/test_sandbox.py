@@ -104,6 +104,35 @@ def test_pathological_row_ends_within_its_limit_and_the_next_row_is_graded_norma
     assert normal.evaluation("math_verify").status is Status.OK
 
 
+def pmatrix(size: int) -> str:
+    """A ``size`` × ``size`` pmatrix of digits (300 × 300 is 360 kB of LaTeX)."""
+    rows = (" & ".join(str((i * size + j) % 10) for j in range(size)) for i in range(size))
+    return "\\begin{pmatrix}" + " \\\\ ".join(rows) + "\\end{pmatrix}"
+
+
+def test_a_300_by_300_matrix_ends_as_a_parse_error_or_at_the_limit_never_as_a_verdict(pool):
+    # Given a 300 × 300 pmatrix as a row's gold (math-verify alone needs over a minute to
+    # parse it), and as working in an output that then boxes its answer
+    matrix = pmatrix(300)
+    as_gold = Sample(f"${matrix}$", f"The matrix is $\\boxed{{{matrix}}}$.")
+    in_output = Sample("$7$", f"We compute $$A = {matrix}$$ so the answer is $\\boxed{{7}}$.")
+
+    # When both are graded, followed by an ordinary row
+    gold_row, output_row, normal = pool.grade([as_gold, in_output, NORMAL])
+
+    # Then the matrix gold is refused as unparseable or stopped at the row's limit: math-verify
+    # gives no verdict, and the row goes to a person
+    math_verify = gold_row.evaluation("math_verify")
+    assert math_verify.status in (Status.PARSE_ERROR, Status.TIMEOUT)
+    assert math_verify.verdict is None
+    assert gold_row.needs_review
+    # and the output is graded on its tail, where the boxed answer is
+    assert output_row.auto_verdict is Verdict.CORRECT
+    assert "last 20000 characters" in output_row.evaluation("math_verify").detail
+    # and the next row is graded normally
+    assert normal.auto_verdict is Verdict.CORRECT
+
+
 def test_a_row_stuck_in_big_integer_arithmetic_is_killed_at_the_wall_limit(pool):
     # Given a row whose comparison runs for minutes inside one big-integer operation, where
     # math-verify's SIGALRM cannot interrupt it
