@@ -88,6 +88,20 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     them: it is equal when one side is and every side agrees with that one.
     """
     gold, answer = gold.strip(), answer.strip()
+    gold_parts = labelled_parts(gold)
+    if gold_parts:
+        # "(a) 5, (b) 8": each part against the answer's part of that label, or in that place
+        answer_parts = labelled_parts(answer) or _top_level_parts(answer)
+        if len(answer_parts) == len(gold_parts):
+            each = [
+                _compare_cached(g, a, False) for g, a in zip(gold_parts, answer_parts, strict=True)
+            ]
+            return Comparison(all(c.equal for c in each), "structure")
+    gold_named, answer_named = named_values(gold), named_values(answer)
+    if gold_named and answer_named and gold_named.keys() == answer_named.keys():
+        # "(x, y) = (4, 7)" and "y = 7, x = 4": each variable's value, whatever the order
+        each = [_compare_cached(gold_named[k], answer_named[k], False) for k in gold_named]
+        return Comparison(all(c.equal for c in each), "structure")
     sides = chain_sides(answer)
     if len(sides) < 2 or chain_sides(gold)[1:]:
         # "\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty" and "\\mathbf{u} - \\mathbf{v} = \\langle 3,
@@ -116,6 +130,52 @@ def _names_a_value(left: str, right: str) -> bool:
         and _HEAD_SIDE.fullmatch(left) is None
         and not _LETTERS.search(right)
     )
+
+
+_VARIABLE_NAME = r"[A-Za-z](?:_\{?\w+\}?)?"
+_NAMED_TUPLE = re.compile(
+    rf"\\?\(\s*({_VARIABLE_NAME}(?:\s*,\s*{_VARIABLE_NAME})+)\s*\\?\)\s*=\s*\\?\((.+)\\?\)"
+)
+_ASSIGNMENT = re.compile(rf"^\s*({_VARIABLE_NAME})\s*=\s*([^=]+?)\s*$")
+_ASSIGNMENT_SEPARATOR = re.compile(r"\s*(?:,|;|\\text\{\s*and\s*\}|\band\b|\\quad)\s*")
+
+
+def named_values(text: str) -> dict[str, str] | None:
+    """Each variable's value in "(x, y) = (4, 7)" or "x = 4, y = 7" (None for anything else):
+    values named by their variables, which a comparison matches by name, not by position."""
+    text = text.strip().strip("$").replace("\\left", "").replace("\\right", "")
+    tuple_form = _NAMED_TUPLE.fullmatch(text)
+    if tuple_form:
+        names = [n.strip() for n in tuple_form.group(1).split(",")]
+        values = _top_level_parts(tuple_form.group(2))
+        return dict(zip(names, values, strict=True)) if len(values) == len(names) else None
+    parts = [_ASSIGNMENT.match(p) for p in _ASSIGNMENT_SEPARATOR.split(text)]
+    if len(parts) < 2 or not all(parts):
+        return None
+    named = {m.group(1): m.group(2) for m in parts if m}
+    return named if len(named) == len(parts) else None
+
+
+_FRAC_DIGITS = re.compile(r"\\([dt]?frac)\s*(\d)\s*(\d)")
+_PART_LABEL = re.compile(r"\(\s*[a-h]\s*\)\s*")
+
+
+def labelled_parts(text: str) -> list[str]:
+    """The parts of "(a) 5, (b) 8", in the order of their labels (empty for anything else)."""
+    if len(_PART_LABEL.findall(text)) < 2 or _PART_LABEL.match(text.lstrip()) is None:
+        return []
+    parts = [p.strip().rstrip(",;").strip() for p in _PART_LABEL.split(text)]
+    return [re.sub(r"\s*(?:and|\\text\{\s*and\s*\})$", "", p) for p in parts if p]
+
+
+def _top_level_parts(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "{([") - (char in "})]")
+        if char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    return [*parts, text[start:].strip()]
 
 
 _INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*C\b")
@@ -188,6 +248,11 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     if _CLOCK.match(gold) or _CLOCK.match(answer):  # "4:30 p.m." is a time, not a ratio
         return Comparison(_same_time(gold, answer), "synonym")
     gold, answer = _decimal_commas(gold, answer)
+    # "\\frac134" is \\frac{1}{3}4: a \\frac of bare digits takes one digit each
+    gold, answer = (
+        _FRAC_DIGITS.sub(r"\\\1{\2}{\3}", gold),
+        _FRAC_DIGITS.sub(r"\\\1{\2}{\3}", answer),
+    )
     gold_parsed, answer_parsed = parse_answer(gold), parse_answer(answer)
     undefined = _undefined(gold_parsed) or _undefined(answer_parsed)
     if undefined:

@@ -77,6 +77,15 @@ _NUMBER_WORD = re.compile(
     r"|seventy|eighty|ninety|hundred|thousand|million|and)[\s-]*)+\b",
     re.IGNORECASE,
 )
+# "p=5,q=2;p=7,q=2": a semicolon between groups of assignments separates two solutions.
+_ASSIGNMENT_GROUPS = re.compile(r";\s*(?=\\?[A-Za-z]\w*\s*=)")
+# Upright constants: "\mathrm{e}^{2}" is e squared, "\mathrm{i}" the imaginary unit.
+_UPRIGHT_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname|rm|mathit)\s*\{\s*([ei])\s*\}")
+# "|x - 2| < 3": an interval written as a bound on a distance.
+_ABSOLUTE_BOUND = re.compile(
+    r"^\s*(?:\\left)?(?:\||\\lvert|\\vert)\s*([a-z])\s*(?:([+-])\s*(\d+(?:\.\d+)?))?\s*"
+    r"(?:\\right)?(?:\||\\rvert|\\vert)\s*(<|>|\\leq?|\\geq?)\s*(\d+(?:\.\d+)?)\s*$"
+)
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b")
 _DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*\{?\\circ\}?")
 _NESTED_LIST = re.compile(r"\[\s*((?:\[[^\[\]]*\]\s*,?\s*){2,})\]")
@@ -115,6 +124,39 @@ def repeating_decimals(text: str) -> str:
 
     text = _REPEATING.sub(from_marks, text)
     return _ELLIPSIS_DECIMAL.sub(from_ellipsis, text)
+
+
+def assignment_groups(text: str) -> str:
+    """``p=5,q=2;p=7,q=2`` lists two solutions, as ``p=5,q=2 \\text{ and } p=7,q=2`` does."""
+    if "=" not in text.partition(";")[0]:
+        return text
+    return _ASSIGNMENT_GROUPS.sub(r" \\text{ and } ", text)
+
+
+def upright_constants(text: str) -> str:
+    """``\\mathrm{e}^{2}`` is ``e^{2}``: Euler's number and the imaginary unit set upright."""
+    return _UPRIGHT_CONSTANT.sub(r"\1", text) if "{" in text else text
+
+
+def absolute_bounds(text: str) -> str:
+    """``|x - 2| < 3`` is the interval ``(-1, 5)``; ``|x| \\ge 3`` is ``(-\\infty, -3] \\cup [3,
+    \\infty)``."""
+    match = _ABSOLUTE_BOUND.match(text)
+    if match is None:
+        return text
+    _, sign, shift, relation, radius = match.groups()
+    centre = Fraction(shift or 0) * (-1 if sign == "+" else 1)
+    low, high = (_plain(centre - Fraction(radius)), _plain(centre + Fraction(radius)))
+    closed = relation in ("\\le", "\\leq", "\\ge", "\\geq")
+    if relation in ("<", "\\le", "\\leq"):
+        return f"[{low}, {high}]" if closed else f"({low}, {high})"
+    if closed:
+        return f"(-\\infty, {low}] \\cup [{high}, \\infty)"
+    return f"(-\\infty, {low}) \\cup ({high}, \\infty)"
+
+
+def _plain(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
 
 
 def set_builder(text: str) -> str:
@@ -239,6 +281,9 @@ FORM_REWRITES = frozenset({"repeating_decimals", "mixed_numbers", "angle_bracket
 _ORDER = (
     unicode_to_latex,
     angle_brackets_to_tuple,
+    assignment_groups,
+    upright_constants,
+    absolute_bounds,
     set_builder,
     nested_lists_to_matrix,
     repeating_decimals,

@@ -38,7 +38,6 @@ MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex",
 TAIL_CHARS = 3000  # where an output rounds the exact value it found
 _MERIDIEM = re.compile(r"(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?", re.IGNORECASE)
 _CENTS = re.compile(r"(?:cents?|¢|c)\b", re.IGNORECASE)  # "60 cents in change"
-_GENERIC_UNITS = re.compile(r"(?:square |cubic )?units?", re.IGNORECASE)
 _OFFERS_ANOTHER = re.compile(r"\bor\b|\bou\b|\boder\b", re.IGNORECASE)
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 
@@ -105,8 +104,6 @@ def _grade_math(
     signals.extend(forms.unit_signals(gold, stated, sample.problem))
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
-        if _drops_the_unit(gold, stated, multi_part):
-            signals.append("unit_dropped")
     if not correct:
         if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
             signals.append("multiple_answers")  # "7 and 13" where one value is asked
@@ -127,19 +124,6 @@ def _grade_math(
         ),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
-
-
-def _drops_the_unit(gold: str, stated: StatedAnswer, multi_part: bool) -> bool:
-    """ "10" for the gold "10 cm": a unit of measure the answer leaves out (not "units", not
-    the "PM" of a time of day, not the labels of a gold of several parts)."""
-    units = read_answer(gold).units
-    return (
-        bool(units)
-        and not stated.units
-        and not multi_part
-        and not _MERIDIEM.fullmatch(units)
-        and not _GENERIC_UNITS.fullmatch(units)
-    )
 
 
 def _lists_values(expression: str) -> bool:

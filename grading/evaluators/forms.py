@@ -25,6 +25,12 @@ _FORM_REQUEST = re.compile(
     r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction",
     re.IGNORECASE,
 )
+# A gold that reads as a point or as an open interval, and what tells which it is.
+_OPEN_PAIR = re.compile(r"\(\s*-?[\d.]+\s*,\s*-?[\d.]+\s*\)")
+_RELATION = re.compile(r"[<>≤≥|]|\\[lg]eq?(?![A-Za-z])|\\[lr]?vert")
+_INTERVAL_CONTEXT = re.compile(
+    r"interval|inequalit|solve|values? of|range|domain|[<>≤≥]|\\[lg]eq?(?![A-Za-z])", re.IGNORECASE
+)
 # The question makes simplifying the task ("Simplify √72", "Factor completely"); a "common
 # fraction" is one in lowest terms, by the convention of MATH and AMC.
 _SIMPLIFY_REQUEST = re.compile(
@@ -112,6 +118,12 @@ def form_signals(
         or (expand and factoring_incomplete(stated.expression, gold))
     ):
         found.append("form_differs")
+    if (
+        _OPEN_PAIR.fullmatch(gold.strip().strip("$"))
+        and _RELATION.search(stated.expression)
+        and not _INTERVAL_CONTEXT.search(problem[-2000:])
+    ):
+        found.append("pair_or_interval")  # "1 < x < 7" for the bare gold (1, 7)
     if stated.compound:
         found.append("unit_mismatch")  # "37 min 30 s" for 37.5 (minutes)
     if _CLOSED_AT_INFINITY.search(stated.expression):

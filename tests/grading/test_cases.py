@@ -24,6 +24,9 @@ DATA_FLOORS = {
     "heldout_realistic_A.jsonl": (1, 29),
     "heldout_realistic_B.jsonl": (1, 29),
     "heldout_realistic_C.jsonl": (0, 28),
+    "heldout_realistic_D.jsonl": (1, 29),
+    "heldout_peer_E.jsonl": (2, 29),
+    "peer_mario_eval.jsonl": (2, 13),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
