@@ -156,6 +156,17 @@ def named_values(text: str) -> dict[str, str] | None:
     return named if len(named) == len(parts) else None
 
 
+_LOG_BASE = re.compile(
+    r"\\log_\s*(\{[^{}]+\}|\d+|[A-Za-z])\s*(\{[^{}]+\}|\\left\([^()]*\\right\)|\([^()]*\)"
+    r"|\d+(?:\.\d+)?|[A-Za-z])"
+)
+
+
+def _natural_logs(match: re.Match) -> str:
+    base, argument = (re.sub(r"^\{|\}$", "", g) for g in match.groups())
+    return f"\\frac{{\\ln({argument})}}{{\\ln({base})}}"
+
+
 _FRAC_DIGITS = re.compile(r"\\([dt]?frac)\s*(\d)\s*(\d)")
 _PART_LABEL = re.compile(r"\(\s*[a-h]\s*\)\s*")
 
@@ -248,6 +259,8 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     if _CLOCK.match(gold) or _CLOCK.match(answer):  # "4:30 p.m." is a time, not a ratio
         return Comparison(_same_time(gold, answer), "synonym")
     gold, answer = _decimal_commas(gold, answer)
+    # "\\log_2 3" is \\frac{\\ln 3}{\\ln 2}, whatever follows it
+    gold, answer = _LOG_BASE.sub(_natural_logs, gold), _LOG_BASE.sub(_natural_logs, answer)
     # "\\frac134" is \\frac{1}{3}4: a \\frac of bare digits takes one digit each
     gold, answer = (
         _FRAC_DIGITS.sub(r"\\\1{\2}{\3}", gold),
@@ -294,6 +307,12 @@ def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Com
     equal = probe.numerically_equal(gold_value, answer_value)
     if equal:
         return Comparison(True, "numeric_probe")
+    if equal is False and _has_odd_root(gold_value, answer_value):
+        real = probe.numerically_equal(
+            probe.real_odd_roots(gold_value), probe.real_odd_roots(answer_value)
+        )
+        if real:
+            return Comparison(True, "numeric_probe")
     if equal is False and probe.numerically_equal(gold_value, answer_value, positive=True):
         # \sqrt{a^2 b} and a\sqrt{b}: equal for the positive quantities most problems name
         return Comparison(True, "numeric_probe", positive_only=True)
@@ -309,6 +328,14 @@ def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Com
             return Comparison(False, "numeric_probe", renamed=symbol_pair)
     return Comparison(
         False, "numeric_probe", approximately=structure.close(gold_value, answer_value)
+    )
+
+
+def _has_odd_root(*values: object) -> bool:
+    return any(
+        isinstance(value, sympy.Expr)
+        and any(p.exp.is_Rational and p.exp.q % 2 == 1 for p in value.atoms(sympy.Pow))
+        for value in values
     )
 
 

@@ -75,6 +75,15 @@ def numerically_equal(
     return True if agreed >= needed else None
 
 
+def real_odd_roots(expression: sympy.Expr) -> sympy.Expr:
+    """Odd roots taken real, as a problem means them: SymPy's principal cube root of
+    ``2 - \\sqrt5`` is complex, so ``\\sqrt[3]{2+\\sqrt5}+\\sqrt[3]{2-\\sqrt5}`` is not 1 to it."""
+    return expression.replace(
+        lambda e: e.is_Pow and e.exp.is_Rational and e.exp.q > 1 and e.exp.q % 2 == 1,
+        lambda e: (sympy.sign(e.base) * sympy.Abs(e.base) ** sympy.Rational(1, e.exp.q)) ** e.exp.p,
+    )
+
+
 def is_undefined(value: object) -> bool:
     """True for values no answer can be: 0/0, complex infinity, nan, ``oo - oo``."""
     if not isinstance(value, sympy.Basic):

@@ -629,3 +629,18 @@ def test_an_inequality_for_a_bare_pair_gold_is_flagged_unless_the_problem_asks_f
     graded = grade("(1, 7)", "$\\boxed{1 < x < 7}$", problem)
 
     assert ("pair_or_interval" in reasons(graded)) is flagged
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "equal"),
+    [
+        ("\\sqrt[3]{2+\\sqrt5}+\\sqrt[3]{2-\\sqrt5}", "1", True),
+        ("\\sqrt[3]{-8}", "-2", True),
+        ("\\sqrt[3]{2+\\sqrt5}+\\sqrt[3]{2-\\sqrt5}", "2", False),
+        ("\\log_2 3\\cdot\\log_3 8", "3", True),
+        ("\\log_{10} 1000", "3", True),
+        ("\\log_2 3\\cdot\\log_3 8", "4", False),
+    ],
+)
+def test_odd_roots_are_real_and_logarithm_bases_are_kept(gold, answer, equal):
+    assert compare_values(gold, answer).equal is equal
