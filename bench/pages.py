@@ -6,7 +6,7 @@ by DATABASE_URL and loads a graded run of --rows rows (bench/export.py's run: on
 flagged, one in twenty reviewed); with --reuse it measures the run a previous --keep left
 there instead (migrating it first). Each page is requested --repeats times through Django's
 test client in this process; prints the median time, the query count and the three slowest
-queries of the last request of each.
+queries of the last request of each; the statistics page once more with nothing cached.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/pages.py
 """
@@ -23,6 +23,7 @@ from pathlib import Path
 from benchdb import bench_database, django_setup
 
 BENCH_DB = os.environ.get("MATHJURY_BENCH_DB", "mathjury_bench_pages")
+NOTHING_KEPT = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 
 
 def main() -> None:
@@ -99,6 +100,16 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
     with override_settings(DEBUG=False):
         for name, request in pages:
             _measure(name, request, args.repeats, connection, CaptureQueriesContext)
+        # The statistics again with a cache that keeps nothing: what a reload costs after
+        # the run changed.
+        with override_settings(CACHES=NOTHING_KEPT):
+            _measure(
+                "statistics, computed",
+                lambda: client.get(reverse("run_stats", args=[run.pk])),
+                args.repeats,
+                connection,
+                CaptureQueriesContext,
+            )
 
         def save():
             pk, version = next(to_review)

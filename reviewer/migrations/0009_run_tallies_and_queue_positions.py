@@ -281,6 +281,8 @@ def triggers_create(apps, schema_editor) -> None:
     else:
         raise NotImplementedError(f"no tally triggers for {vendor}")
     _execute(schema_editor, f"UPDATE {ITEMS} SET queue_position = 0")
+    if vendor == "postgresql":  # the planner's figures for the new positions
+        _execute(schema_editor, f"ANALYZE {ITEMS}")
     _execute(schema_editor, f"DELETE FROM {TALLIES}")
     counts = ", ".join(f"sum(CASE WHEN {c} THEN 1 ELSE 0 END)" for c in COUNTS.values())
     graded = "grade_state <> 'pending'"
@@ -352,9 +354,11 @@ class Migration(migrations.Migration):
                 to="reviewer.run",
             ),
         ),
-        migrations.RunPython(triggers_create, triggers_drop),
+        # The index before the rows' positions are written: written after, it could not serve
+        # queries until every transaction older than the migration had ended.
         migrations.AddIndex(
             model_name="item",
             index=models.Index(fields=["run", "queue_position"], name="item_queue_order"),
         ),
+        migrations.RunPython(triggers_create, triggers_drop),
     ]
