@@ -1,7 +1,7 @@
 """A run's counts as the database keeps them (RunTally): read in one small query however many
 rows the run has, instead of counting its items.
 
-Triggers add a tally row per statement that writes a run's items or reviews; reading sums
+Triggers add a tally row per statement that writes a run's items, reviews or assignments; reading sums
 them, and folds them into one when a run has gathered many (PostgreSQL: SQLite's triggers
 keep one row per run already).
 """
@@ -36,10 +36,11 @@ class Tally:
     reviewed: int
     final_correct: int
     final_incorrect: int
+    assigned: int  # assignments of its rows: above 0, the run's review queue is split
     last_graded_at: datetime | None  # the last row graded by the run's current grading
 
 
-_COUNTED = ("changes", *TALLY_COUNTS)
+_COUNTED = ("changes", *TALLY_COUNTS, "assigned")
 assert _COUNTED == tuple(f.name for f in fields(Tally))[:-1], "Tally follows TALLY_COUNTS"
 
 
@@ -55,6 +56,12 @@ def run_tally(*, run: Run) -> Tally:
     return Tally(
         last_graded_at=row["last_graded_at"], **{name: row[name] or 0 for name in _COUNTED}
     )
+
+
+def run_queue_split(*, run_id: int) -> bool:
+    """Whether the run's review queue is split among annotators (it has assignments)."""
+    assigned = RunTally.objects.filter(run_id=run_id).aggregate(n=Sum("assigned"))["n"]
+    return bool(assigned)
 
 
 def run_tallies_fold(*, run_id: int) -> None:

@@ -8,9 +8,10 @@ rulings, re-grading, raw SQL):
   1 flagged, 2 in the spot check (a hash of the row's id below the run's
   ``spot_check_percent``), 3 the rest; computed before each insert and each update of the
   columns it depends on.
-- ``RunTally``: after each statement that writes items or reviews, one row per run it touched
-  with how the run's counts changed (PostgreSQL: from the statement's transition tables; SQLite,
-  one writer at a time: added to the run's newest row). A run's counts are the sums.
+- ``RunTally``: after each statement that writes items, reviews or assignments, one row per
+  run it touched with how the run's counts changed (PostgreSQL: from the statement's
+  transition tables; SQLite, one writer at a time: added to the run's newest row). A run's
+  counts are the sums.
 
 Existing rows get their positions and their runs one tally each.
 """
@@ -22,10 +23,11 @@ from django.db import migrations, models
 
 import reviewer.models.runs
 
-ITEMS, RUNS, REVIEWS, TALLIES = (
+ITEMS, RUNS, REVIEWS, ASSIGNMENTS, TALLIES = (
     "reviewer_item",
     "reviewer_run",
     "reviewer_review",
+    "reviewer_assignment",
     "reviewer_runtally",
 )
 STRIDE = 2**32
@@ -135,6 +137,26 @@ CREATE TRIGGER reviewer_review_tally_insert AFTER INSERT ON {REVIEWS}
 CREATE TRIGGER reviewer_review_tally_delete AFTER DELETE ON {REVIEWS}
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reviewer_review_tally();
 
+-- Assignments: how many a run has (a run with any has its review queue split).
+CREATE FUNCTION reviewer_assignment_tally() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO {TALLIES} (run_id, assigned)
+        SELECT i.run_id, count(*) FROM new_rows AS a JOIN {ITEMS} AS i ON i.id = a.item_id
+        GROUP BY i.run_id ORDER BY i.run_id;
+    ELSE
+        INSERT INTO {TALLIES} (run_id, assigned)
+        SELECT i.run_id, -count(*) FROM old_rows AS a JOIN {ITEMS} AS i ON i.id = a.item_id
+        GROUP BY i.run_id ORDER BY i.run_id;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER reviewer_assignment_tally_insert AFTER INSERT ON {ASSIGNMENTS}
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reviewer_assignment_tally();
+CREATE TRIGGER reviewer_assignment_tally_delete AFTER DELETE ON {ASSIGNMENTS}
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reviewer_assignment_tally();
+
 -- Deleting a run deletes its items, whose triggers tally them once more: drop what is left.
 CREATE FUNCTION reviewer_run_tallies_drop() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -147,6 +169,8 @@ CREATE TRIGGER reviewer_run_tallies_drop AFTER DELETE ON {RUNS}
 """
 POSTGRESQL_DROP = f"""
 DROP TRIGGER IF EXISTS reviewer_run_tallies_drop ON {RUNS};
+DROP TRIGGER IF EXISTS reviewer_assignment_tally_insert ON {ASSIGNMENTS};
+DROP TRIGGER IF EXISTS reviewer_assignment_tally_delete ON {ASSIGNMENTS};
 DROP TRIGGER IF EXISTS reviewer_review_tally_insert ON {REVIEWS};
 DROP TRIGGER IF EXISTS reviewer_review_tally_delete ON {REVIEWS};
 DROP TRIGGER IF EXISTS reviewer_item_tally_insert ON {ITEMS};
@@ -155,6 +179,7 @@ DROP TRIGGER IF EXISTS reviewer_item_tally_delete ON {ITEMS};
 DROP TRIGGER IF EXISTS reviewer_item_queue_position_insert ON {ITEMS};
 DROP TRIGGER IF EXISTS reviewer_item_queue_position_update ON {ITEMS};
 DROP FUNCTION IF EXISTS reviewer_run_tallies_drop();
+DROP FUNCTION IF EXISTS reviewer_assignment_tally();
 DROP FUNCTION IF EXISTS reviewer_review_tally();
 DROP FUNCTION IF EXISTS reviewer_item_tally();
 DROP FUNCTION IF EXISTS reviewer_item_queue_position();
@@ -245,6 +270,15 @@ SQLITE = [
         _sqlite_newest_tally(f"(SELECT run_id FROM {ITEMS} WHERE id = OLD.item_id)")
     });
     END""",
+    *(
+        f"""CREATE TRIGGER reviewer_assignment_tally_{event.lower()} AFTER {event}
+    ON {ASSIGNMENTS} BEGIN
+    UPDATE {TALLIES} SET assigned = assigned {sign} 1 WHERE id = ({
+            _sqlite_newest_tally(f"(SELECT run_id FROM {ITEMS} WHERE id = {row}.item_id)")
+        });
+    END"""
+        for event, sign, row in (("INSERT", "+", "NEW"), ("DELETE", "-", "OLD"))
+    ),
     f"""CREATE TRIGGER reviewer_run_tallies_drop AFTER DELETE ON {RUNS} BEGIN
     DELETE FROM {TALLIES} WHERE run_id = OLD.id;
     END""",
@@ -259,6 +293,8 @@ SQLITE_DROP = [
         "reviewer_item_tally_delete",
         "reviewer_review_tally_insert",
         "reviewer_review_tally_delete",
+        "reviewer_assignment_tally_insert",
+        "reviewer_assignment_tally_delete",
         "reviewer_run_tallies_drop",
     )
 ]
@@ -271,7 +307,7 @@ def _execute(schema_editor, sql: str) -> None:
 
 def triggers_create(apps, schema_editor) -> None:
     """The triggers, then every existing row's position (the update trigger computes it) and
-    one tally per run, counted from its items."""
+    one tally per run, counted from its items and assignments."""
     vendor = schema_editor.connection.vendor
     if vendor == "postgresql":
         _execute(schema_editor, POSTGRESQL)
@@ -291,6 +327,11 @@ def triggers_create(apps, schema_editor) -> None:
         f"INSERT INTO {TALLIES} ({TALLY_COLUMNS}) SELECT run_id, count(*), {counts}, "
         f"max(CASE WHEN {graded} THEN graded_generation END), "
         f"max(CASE WHEN {graded} THEN graded_at END) FROM {ITEMS} GROUP BY run_id",
+    )
+    _execute(
+        schema_editor,
+        f"UPDATE {TALLIES} SET assigned = (SELECT count(*) FROM {ASSIGNMENTS} AS a "
+        f"JOIN {ITEMS} AS i ON i.id = a.item_id WHERE i.run_id = {TALLIES}.run_id)",
     )
 
 
@@ -329,6 +370,7 @@ class Migration(migrations.Migration):
                 ("reviewed", models.BigIntegerField(db_default=0)),
                 ("final_correct", models.BigIntegerField(db_default=0)),
                 ("final_incorrect", models.BigIntegerField(db_default=0)),
+                ("assigned", models.BigIntegerField(db_default=0)),
                 ("graded_generation", models.PositiveIntegerField(null=True)),
                 ("last_graded_at", models.DateTimeField(null=True)),
             ],

@@ -80,8 +80,9 @@ TALLY_COUNTS = {
 
 
 class RunTally(models.Model):
-    """A change to a run's counts, written by database triggers on its items and reviews in
-    the same statement as the change; a run's counts are the sums of its tallies.
+    """A change to a run's counts, written by database triggers on its items, reviews and
+    assignments in the same statement as the change; a run's counts are the sums of its
+    tallies.
 
     Each statement adds a row rather than updating one per run, so annotators saving at once
     never wait for each other's lock; reviewer.tallies folds a run's rows into one now and
@@ -101,6 +102,8 @@ class RunTally(models.Model):
     reviewed = models.BigIntegerField(db_default=0)
     final_correct = models.BigIntegerField(db_default=0)
     final_incorrect = models.BigIntegerField(db_default=0)
+    # Assignments of the run's rows (reviewer.models.Assignment): above 0, its queue is split.
+    assigned = models.BigIntegerField(db_default=0)
     # The newest grading generation among the rows graded, and when the last of them was.
     graded_generation = models.PositiveIntegerField(null=True)
     last_graded_at = models.DateTimeField(null=True)

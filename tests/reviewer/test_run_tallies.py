@@ -15,11 +15,12 @@ from django.db.models import Count, Q
 from django.urls import reverse
 
 from reviewer import selectors, services
-from reviewer.models import Item, Run, RunTally
+from reviewer.models import Assignment, Item, Run, RunTally
 from reviewer.queue_order import QUEUE_STRIDE
 from reviewer.selectors import ItemFilters, RunCounts
-from reviewer.tallies import FOLD_ABOVE, run_tally
+from reviewer.tallies import FOLD_ABOVE, run_queue_split, run_tally
 from tests.factories import (
+    AssignmentFactory,
     GradedItemFactory,
     ItemFactory,
     ReviewFactory,
@@ -205,6 +206,25 @@ def test_the_statistics_page_shows_a_review_made_after_it_was_last_computed(revi
 
     # Then the page, opened again, counts it
     assert reviewer_client.get(url).context["stats"].summary.reviewed == 1
+
+
+def test_a_run_knows_its_queue_is_split_while_it_has_assignments():
+    # Given a run whose rows nobody was assigned
+    run = RunFactory()
+    rows = GradedItemFactory.create_batch(3, run=run, needs_review=True)
+    other_run = RunFactory()
+    AssignmentFactory(item=GradedItemFactory(run=other_run))
+    assert not run_queue_split(run_id=run.pk)
+
+    # When two of its rows are assigned, then the assignments are withdrawn
+    for row in rows[:2]:
+        AssignmentFactory(item=row)
+    assert run_queue_split(run_id=run.pk) and run_tally(run=run).assigned == 2
+    Assignment.objects.filter(item__run=run).delete()
+
+    # Then it is split only while they exist
+    assert not run_queue_split(run_id=run.pk) and run_tally(run=run).assigned == 0
+    assert run_queue_split(run_id=other_run.pk)
 
 
 def test_deleting_a_run_deletes_its_tallies(user):
