@@ -18,6 +18,9 @@ named by DATABASE_URL. Steps, each in a fresh process so its peak RSS is its own
    query as the baseline.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/million.py
+
+With --steps, only those steps run (the file is always written); with --keep the database
+stays, and ``--step pages DIR`` (DIR an empty folder) measures the pages of the kept run again.
 """
 
 from __future__ import annotations
@@ -47,6 +50,17 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--grade-slice", type=int, default=400)
     parser.add_argument("--step", nargs=2, metavar=("STEP", "WORKDIR"))
+    parser.add_argument(
+        "--steps",
+        default=",".join(STEPS),
+        help="the steps to run, in order (each needs the ones before it): e.g. "
+        "upload,ingest,grade,pages",
+    )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the database, so that `--step pages DIR` can measure the pages again",
+    )
     args = parser.parse_args()
     if args.step:
         step, workdir = args.step
@@ -61,8 +75,12 @@ def main() -> None:
         facts["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(facts))
         return
+    steps = [step for step in args.steps.split(",") if step]
+    unknown = set(steps) - set(STEPS)
+    if unknown:
+        parser.error(f"unknown steps {sorted(unknown)}; choose from {', '.join(STEPS)}")
     with (
-        bench_database(BENCH_DB) as url,
+        bench_database(BENCH_DB, keep=args.keep) as url,
         tempfile.TemporaryDirectory(prefix="mathjury-bench-million-") as workdir,
     ):
         django_setup(url, Path(workdir))
@@ -73,7 +91,7 @@ def main() -> None:
             f"{'write file':<10}{time.perf_counter() - started:>9.1f} s"
             f"  ({path.stat().st_size / 1e6:,.0f} MB, {args.rows:,} rows)"
         )
-        for step in STEPS:
+        for step in steps:
             done = subprocess.run(
                 [
                     sys.executable,

@@ -50,9 +50,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=600, help="stop after this long")
     parser.add_argument("--stats-every", type=float, default=2.0)
     parser.add_argument("--gunicorn-workers", type=int, default=4)
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
     with (
-        bench_database(BENCH_DB) as url,
+        bench_database(BENCH_DB, keep=args.keep) as url,
         tempfile.TemporaryDirectory(prefix="mathjury-bench-load-") as workdir,
     ):
         run_benchmark(url=url, workdir=Path(workdir), args=args)

@@ -4,8 +4,8 @@ Creates its own database ``mathjury_bench_stats`` on the server named by DATABAS
 it with a synthetic graded run (seeded: a hidden truth per row, evaluators with their own
 error and no-answer rates, a jury majority, flags, and human reviews by up to three people on
 flagged and audit rows), then requests the stats page several times and prints the median
-server time and the number of queries. Nothing is cached: every request computes the page
-from the run's items.
+server time and the number of queries, first with nothing cached (every request computes the
+page from the run's items), then as reloads of the unchanged run (reviewer.stats.cache).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/stats.py
 """
@@ -13,6 +13,7 @@ from the run's items.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from benchdb import bench_database, django_setup
 
-BENCH_DB = "mathjury_bench_stats"
+BENCH_DB = os.environ.get("MATHJURY_BENCH_DB", "mathjury_bench_stats")
 # evaluator -> (chance of a wrong verdict, chance of finding no answer)
 EVALUATORS = {
     "math_verify": (0.03, 0.01),
@@ -74,8 +75,13 @@ def run_benchmark(*, url: str, workdir: Path, rows: int, repeats: int) -> None:
     client.force_login(get_user_model().objects.get(pk=user_id))
     url = f"/runs/{run_id}/stats/"
     static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    # Computed on every request (a cache that keeps nothing), then as a reload of a run
+    # nobody changed meanwhile (the figures kept under the run's change count).
+    nothing_kept = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     with override_settings(
-        ALLOWED_HOSTS=["testserver"], STORAGES={**settings.STORAGES, "staticfiles": static}
+        ALLOWED_HOSTS=["testserver"],
+        STORAGES={**settings.STORAGES, "staticfiles": static},
+        CACHES=nothing_kept,
     ):
         seconds, queries = _measure(client, url, repeats=repeats)
     print(
@@ -84,6 +90,15 @@ def run_benchmark(*, url: str, workdir: Path, rows: int, repeats: int) -> None:
         f"requests, {len(queries)} queries (target < 300 ms)"
     )
     print("queries, ms:", ", ".join(f"{float(q['time']) * 1000:.0f}" for q in queries))
+    with override_settings(
+        ALLOWED_HOSTS=["testserver"], STORAGES={**settings.STORAGES, "staticfiles": static}
+    ):
+        seconds, queries = _measure(client, url, repeats=repeats + 1)
+    kept = seconds[1:]  # the first request computes and keeps the figures
+    print(
+        f"stats page reloaded, run unchanged: median {statistics.median(kept) * 1000:.0f} ms "
+        f"over {len(kept)} requests, {len(queries)} queries"
+    )
     result = run_stats(run=Run.objects.get(pk=run_id))
     summary = result.summary
     print(

@@ -12,6 +12,7 @@ from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.http import Http404
 
 from reviewer.models import Assignment, Export, Item, Membership, Project, Review, Ruling, Run
+from reviewer.tallies import run_queue_split
 
 Role = Membership.Role
 Stage = Item.ReviewStage
@@ -199,7 +200,7 @@ def review_kind(*, item: Item, user, role: str | None) -> str:
         raise PermissionDenied(
             "This row is under blind double review by the annotators it is assigned to."
         )
-    if not assigned and Assignment.objects.filter(item__run_id=item.run_id).exists():
+    if not assigned and run_queue_split(run_id=item.run_id):
         raise PermissionDenied(
             "This run's review queue is split among annotators and this row is not in yours; "
             "an adjudicator or owner can review it."

@@ -128,6 +128,11 @@ class ItemFilters:
     queue: str = ""
     user_id: int | None = None
 
+    @property
+    def every_row(self) -> bool:
+        """True when no filter is set: every row of the run, in either order."""
+        return self == ItemFilters(order=self.order, user_id=self.user_id)
+
 
 ROW_FILTER_NAMES = tuple(f.name for f in ITEM_FILTERS if f.narrows_rows)
 _YES_NO = {"yes": True, "no": False, True: True, False: False}

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import (
     BooleanField,
-    Case,
     Count,
     Exists,
     F,
@@ -18,11 +17,11 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
+    Sum,
     TextField,
     Value,
-    When,
 )
-from django.db.models.functions import Concat
+from django.db.models.functions import Coalesce, Concat
 from django.db.models.lookups import Contains, LessThan
 from django.utils import timezone
 
@@ -35,28 +34,26 @@ from reviewer.models import (
     Item,
     Project,
     Run,
+    RunTally,
     Verdict,
 )
+from reviewer.queue_order import (
+    FLAGGED,
+    QUEUE_STRIDE,
+    REST,
+    SPLIT,
+    SPOT_CHECK,
+    queue_order_current,
+)
+from reviewer.tallies import run_tally
 
 STALL_SECONDS = 60  # pending rows with no progress for this long: no worker is running
 # Knuth's multiplicative hash: consecutive ids land in unrelated buckets 0..99, the same in
 # PostgreSQL and SQLite, with no column to add.
 _HASH_MULTIPLIER = 2654435761
 _HASH_MODULUS = 2**32
-_QUEUE_RANK_STRIDE = 2**32  # more than any row number
 
 _HUMAN = Q(final_source=Item.FinalSource.HUMAN)
-_COUNTS = {
-    "total": Count("pk"),
-    "graded": Count("pk", filter=Q(grade_state=Item.GradeState.GRADED)),
-    "quarantined": Count("pk", filter=Q(grade_state=Item.GradeState.QUARANTINED)),
-    "auto_correct": Count("pk", filter=Q(auto_verdict="correct")),
-    "auto_incorrect": Count("pk", filter=Q(auto_verdict="incorrect")),
-    "flagged": Count("pk", filter=Q(needs_review=True)),
-    "reviewed": Count("pk", filter=_HUMAN),
-    "final_correct": Count("pk", filter=Q(final_verdict="correct")),
-    "final_incorrect": Count("pk", filter=Q(final_verdict="incorrect")),
-}
 
 
 @dataclass(frozen=True)
@@ -110,18 +107,25 @@ def project_list(*, user) -> QuerySet[Project]:
 
 
 def run_list(*, user) -> QuerySet[Run]:
-    """The runs ``user`` may see, newest first, with their item counts."""
+    """The runs ``user`` may see, newest first, with their item counts (from their tallies)."""
     return (
         Run.objects.filter(project__in=access.projects_for(user))
         .select_related("project")
         .annotate(
-            graded_count=Count("items", filter=~Q(items__grade_state=Item.GradeState.PENDING)),
-            flagged_count=Count("items", filter=Q(items__needs_review=True)),
-            reviewed_count=Count("items", filter=Q(items__final_source=Item.FinalSource.HUMAN)),
+            graded_count=_tally_sum("total") - _tally_sum("pending"),
+            flagged_count=_tally_sum("flagged"),
+            reviewed_count=_tally_sum("reviewed"),
+            # still_to_review_by, counted from the user's open assignments (one per row at
+            # most) rather than by probing every row of every run
             my_to_do=Subquery(
-                Item.objects.filter(run=OuterRef("pk"))
-                .filter(still_to_review_by(user.pk))
-                .values("run")
+                Assignment.objects.filter(
+                    annotator_id=user.pk, done_at=None, item__run=OuterRef("pk")
+                )
+                .exclude(
+                    item__final_source=Item.FinalSource.HUMAN,
+                    item__review_stage=Item.ReviewStage.OPEN,
+                )
+                .values("item__run")
                 .annotate(n=Count("pk"))
                 .values("n")[:1]
             ),
@@ -130,32 +134,36 @@ def run_list(*, user) -> QuerySet[Run]:
     )
 
 
+def _tally_sum(name: str) -> Coalesce:
+    """The sum of a count over each run's tallies, as an annotation of runs."""
+    sums = (
+        RunTally.objects.filter(run=OuterRef("pk")).values("run").annotate(n=Sum(name)).values("n")
+    )
+    return Coalesce(Subquery(sums), 0)
+
+
 def run_counts(*, run: Run) -> RunCounts:
-    """The run page's counts, in one query."""
-    return RunCounts(**Item.objects.filter(run=run).aggregate(**_COUNTS))
+    """The run page's counts, from the run's tallies (reviewer.tallies)."""
+    tally = run_tally(run=run)
+    return RunCounts(**{name: getattr(tally, name) for name in RunCounts.__dataclass_fields__})
 
 
 def run_progress(*, run: Run) -> RunProgress:
-    """How far grading of the current generation is, how fast it goes, and whether it stalled."""
-    row = Item.objects.filter(run=run).aggregate(
-        total=Count("pk"),
-        pending=Count("pk", filter=Q(grade_state=Item.GradeState.PENDING)),
-        graded_now=Count(
-            "pk",
-            filter=~Q(grade_state=Item.GradeState.PENDING)
-            & Q(graded_generation=run.grading_generation),
-        ),
-        last_graded_at=Max("graded_at", filter=Q(graded_generation=run.grading_generation)),
-    )
-    total, pending = row["total"], row["pending"]
+    """How far grading of the current generation is, how fast it goes, and whether it stalled.
+
+    Re-grading sets every row back to pending, and a row leaves pending only with the
+    generation that graded it, so the rows not pending are the current generation's."""
+    tally = run_tally(run=run)
+    total, pending, last_graded_at = tally.total, tally.pending, tally.last_graded_at
+    graded_now = total - pending
     now = timezone.now()
     rate = None
     started = run.grading_started_at
-    if started and row["graded_now"] and row["last_graded_at"]:
-        elapsed = (row["last_graded_at"] - started).total_seconds()
-        rate = row["graded_now"] / elapsed if elapsed > 0 else None
+    if started and graded_now and last_graded_at:
+        elapsed = (last_graded_at - started).total_seconds()
+        rate = graded_now / elapsed if elapsed > 0 else None
     last_activity = max(
-        (t for t in (row["last_graded_at"], started, run.grading_queued_at) if t),
+        (t for t in (last_graded_at, started, run.grading_queued_at) if t),
         default=run.created_at,
     )
     return RunProgress(
@@ -219,34 +227,33 @@ def item_filter(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
             | Q(external_id__iexact=q)
         )
     if filters.order != "row":
-        items = items.annotate(queue_rank=_queue_rank())
-    return items.order_by(*_ordering(filters))
+        queue_order_current(run=run)
+    return items.order_by(_ordering(filters))
 
 
 def item_neighbours(*, item: Item, filters: ItemFilters) -> Neighbours:
     """The items before and after ``item`` in the filtered order, and the next one to review.
 
-    Works from sort keys, so it also answers for an item that has just left the filter
-    (for example one that was reviewed under "not reviewed").
+    Works from the item's sort key (its row number, or its stored queue position), so it also
+    answers for an item that has just left the filter (for example one that was reviewed
+    under "not reviewed"); each neighbour is a range of an index from that key.
     """
+    key = _ordering(filters)
+    if key == "queue_position" and queue_order_current(run=item.run):
+        item.refresh_from_db(fields=["queue_position"])  # the queue was re-placed just now
     items = item_filter(run=item.run, filters=filters).exclude(pk=item.pk)
-    if filters.order == "row":
-        after = Q(row_number__gt=item.row_number)
-    else:
-        rank = item_queue_rank(item)
-        after = Q(queue_rank=rank, row_number__gt=item.row_number) | Q(queue_rank__gt=rank)
-    ordering = _ordering(filters)
-    reversed_ordering = [key[1:] if key.startswith("-") else f"-{key}" for key in ordering]
-    # In a queue, every row of the filter is still to do; elsewhere, flagged undecided rows.
+    here = getattr(item, key)
+    after, before = Q(**{f"{key}__gt": here}), Q(**{f"{key}__lt": here})
+    # In a queue, every row of the filter is still to do; elsewhere, flagged undecided rows,
+    # which the queue order puts before every other row.
     to_review = items if filters.queue else items.filter(needs_review=True).exclude(_HUMAN)
+    if key == "queue_position" and not filters.queue:
+        to_review = to_review.filter(queue_position__lt=(FLAGGED + 1) * QUEUE_STRIDE)
     next_to_review = to_review.filter(after).values_list("pk", flat=True).first()
     if next_to_review is None:  # wrap around to the first one still waiting
         next_to_review = to_review.values_list("pk", flat=True).first()
     return Neighbours(
-        previous_id=items.exclude(after)
-        .order_by(*reversed_ordering)
-        .values_list("pk", flat=True)
-        .first(),
+        previous_id=items.filter(before).order_by(f"-{key}").values_list("pk", flat=True).first(),
         next_id=items.filter(after).values_list("pk", flat=True).first(),
         next_flagged_unreviewed_id=next_to_review,
     )
@@ -273,15 +280,16 @@ def spot_check() -> Q:
 
 
 def item_queue_rank(item: Item) -> int:
-    """The item's place in the review queue, as _queue_rank computes it in SQL."""
+    """The item's rank in the review queue (reviewer.queue_order), from its fields: what the
+    database trigger stores in its queue_position once the run follows the setting."""
     if item.evaluators_disagree:
-        return 0
+        return SPLIT
     if item.needs_review:
-        return 1
+        return FLAGGED
     bucket = (item.pk * _HASH_MULTIPLIER % _HASH_MODULUS) * 100 // _HASH_MODULUS
     if item.grade_state == Item.GradeState.GRADED and bucket < settings.MATHJURY_SPOT_CHECK_PERCENT:
-        return 2
-    return 3
+        return SPOT_CHECK
+    return REST
 
 
 def evaluator_said(*, evaluator: str, verdict: str) -> Q:
@@ -312,24 +320,9 @@ class HasReviewReason(Func):
         return f"({reasons} @> %s::jsonb)", (*params, json.dumps([{"code": self.code}]))
 
 
-def queue_position() -> F:
-    """Each row's place in the review queue as one number (its rank, then its row), on a
-    query that item_filter ordered by the queue."""
-    return F("queue_rank") * _QUEUE_RANK_STRIDE + F("row_number")
-
-
-def _queue_rank() -> Case:
-    """Evaluators split first, then rows other detectors flagged, then the spot check."""
-    return Case(
-        When(evaluators_disagree=True, then=Value(0)),
-        When(needs_review=True, then=Value(1)),
-        When(spot_check(), then=Value(2)),
-        default=Value(3),
-    )
-
-
-def _ordering(filters: ItemFilters) -> list[str]:
-    return ["row_number"] if filters.order == "row" else ["queue_rank", "row_number"]
+def _ordering(filters: ItemFilters) -> str:
+    """The item field the filter's order sorts by: each is unique within a run."""
+    return "row_number" if filters.order == "row" else "queue_position"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from reviewer.models.items import (
 )
 from reviewer.models.msu import ItemMsu, MsuSolutionCache
 from reviewer.models.projects import Membership, Project
-from reviewer.models.runs import Run
+from reviewer.models.runs import TALLY_COUNTS, Run, RunTally
 from reviewer.models.team import Assignment, Ruling, RulingChange
 from reviewer.models.tokens import ApiToken
 
@@ -52,6 +52,8 @@ __all__ = [
     "Ruling",
     "RulingChange",
     "Run",
+    "RunTally",
+    "TALLY_COUNTS",
     "Verdict",
     "evaluator_scores_parse",
     "evaluator_scores_text",

@@ -107,6 +107,11 @@ class Item(models.Model):
     # grading.pairs.pair_key of the gold and the shown prediction: rows an equivalence ruling
     # decides together share it. Empty until graded.
     pair_key = models.CharField(max_length=64, blank=True)
+    # The row's place in the review queue (the "flagged" order) as one number, rank * 2**32 +
+    # row_number, the rank being 0 evaluators split, 1 flagged, 2 spot check, 3 the rest. Set
+    # by a database trigger whenever the row is written (reviewer.queue_order), so the queue
+    # and a row's neighbours in it are ranges of the (run, queue_position) index.
+    queue_position = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["row_number"]
@@ -116,6 +121,7 @@ class Item(models.Model):
         indexes = [
             models.Index(fields=["run", "grade_state"]),
             models.Index(fields=["run", "needs_review", "row_number"]),
+            models.Index(fields=["run", "queue_position"], name="item_queue_order"),
             models.Index(fields=["pair_key"]),
             # Few rows are under double review at a time: the audit trail looks them up.
             models.Index(

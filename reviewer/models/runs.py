@@ -6,6 +6,11 @@ from django.db import models
 from reviewer.models.projects import Project
 
 
+def spot_check_percent_now() -> int:
+    """The spot check share a new run starts with."""
+    return settings.MATHJURY_SPOT_CHECK_PERCENT
+
+
 class Run(models.Model):
     """One uploaded file of model outputs, graded as a unit."""
 
@@ -33,6 +38,9 @@ class Run(models.Model):
     # Bumped by every re-grade, so a late task from an earlier grading writes nothing.
     grading_generation = models.PositiveIntegerField(default=1)
     total_rows = models.PositiveIntegerField(default=0)
+    # The spot check share (MATHJURY_SPOT_CHECK_PERCENT) the rows' Item.queue_position was
+    # computed with; reviewer.queue_order moves the rows when the setting changes.
+    spot_check_percent = models.PositiveSmallIntegerField(default=spot_check_percent_now)
     # Annotators who review each flagged row blind when the queue is split (1: single review).
     reviews_per_flagged_row = models.PositiveSmallIntegerField(default=1)
     error_message = models.TextField(blank=True)
@@ -52,3 +60,53 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# RunTally's counts: each the number of the run's items for which the condition (SQL on an
+# item row, in PostgreSQL and SQLite alike) holds. The migration that creates the triggers
+# keeps its own copy, as migrations must.
+TALLY_COUNTS = {
+    "total": "TRUE",
+    "pending": "grade_state = 'pending'",
+    "graded": "grade_state = 'graded'",
+    "quarantined": "grade_state = 'quarantined'",
+    "auto_correct": "auto_verdict = 'correct'",
+    "auto_incorrect": "auto_verdict = 'incorrect'",
+    "flagged": "needs_review",
+    "reviewed": "final_source = 'human'",
+    "final_correct": "final_verdict = 'correct'",
+    "final_incorrect": "final_verdict = 'incorrect'",
+}
+
+
+class RunTally(models.Model):
+    """A change to a run's counts, written by database triggers on its items, reviews and
+    assignments in the same statement as the change; a run's counts are the sums of its
+    tallies.
+
+    Each statement adds a row rather than updating one per run, so annotators saving at once
+    never wait for each other's lock; reviewer.tallies folds a run's rows into one now and
+    then. On SQLite, which has one writer at a time, the triggers update the run's newest row.
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tallies")
+    # Items (and reviews) written: the run's state changed when the sum did (a cache key).
+    changes = models.BigIntegerField(db_default=0)
+    total = models.BigIntegerField(db_default=0)
+    pending = models.BigIntegerField(db_default=0)
+    graded = models.BigIntegerField(db_default=0)
+    quarantined = models.BigIntegerField(db_default=0)
+    auto_correct = models.BigIntegerField(db_default=0)
+    auto_incorrect = models.BigIntegerField(db_default=0)
+    flagged = models.BigIntegerField(db_default=0)
+    reviewed = models.BigIntegerField(db_default=0)
+    final_correct = models.BigIntegerField(db_default=0)
+    final_incorrect = models.BigIntegerField(db_default=0)
+    # Assignments of the run's rows (reviewer.models.Assignment): above 0, its queue is split.
+    assigned = models.BigIntegerField(db_default=0)
+    # The newest grading generation among the rows graded, and when the last of them was.
+    graded_generation = models.PositiveIntegerField(null=True)
+    last_graded_at = models.DateTimeField(null=True)
+
+    def __str__(self) -> str:
+        return f"{self.run_id}: {self.changes} changes"

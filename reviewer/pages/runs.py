@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import trigger_client_event
@@ -44,6 +45,18 @@ class TableRow:
     prediction_text: str
     reasons: list[tuple[str, str, str]]  # (words, code, sentence)
     spot_check: bool
+
+
+class _CountedPaginator(Paginator):
+    """A paginator given its row count (the run's tally) instead of counting the rows."""
+
+    def __init__(self, object_list, per_page: int, *, count: int):
+        super().__init__(object_list, per_page)
+        self._known_count = count
+
+    @cached_property
+    def count(self) -> int:
+        return self._known_count
 
 
 def _table_row(item: Item) -> TableRow:
@@ -84,11 +97,16 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             Prefetch("evaluations", Evaluation.objects.only(*_SHOWN_EVALUATION_FIELDS))
         )
     )
-    page = Paginator(items, RUN_PAGE_SIZE).get_page(request.GET.get("page"))
+    counts = selectors.run_counts(run=run)
+    if filters.every_row:  # no need to count the rows: the tally has
+        paginator = _CountedPaginator(items, RUN_PAGE_SIZE, count=counts.total)
+    else:
+        paginator = Paginator(items, RUN_PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
     rows = [_table_row(item) for item in page]
     context = {
         "run": run,
-        "counts": selectors.run_counts(run=run),
+        "counts": counts,
         "progress": progress,
         "grading": grading,
         "health": selectors.run_grading_health(run=run) if grading else None,

@@ -63,10 +63,10 @@ def run_stats(request: HttpRequest, run_id: int) -> HttpResponse:
     run = access.run_for(request.user, run_id)
     breakdown = request.GET.get("by") or stats.DEFAULT_BREAKDOWN
     try:
-        result = stats.run_stats(run=run, breakdown=breakdown)
+        result = stats.run_stats_cached(run=run, breakdown=breakdown)
     except stats.UnknownBreakdownError:
         messages.error(request, f"This run has no column “{breakdown}” to break it down by.")
-        result = stats.run_stats(run=run)
+        result = stats.run_stats_cached(run=run)
     context = {
         "run": run,
         "stats": result,

@@ -18,6 +18,7 @@ Definitions used throughout:
   verdict, final accuracy minus jury accuracy.
 """
 
+from reviewer.stats.cache import run_stats_cached
 from reviewer.stats.comparison import COMPARE_FLIPS_SHOWN, runs_compare
 from reviewer.stats.measures import cohen_kappa, krippendorff_alpha, paired_difference, proportion
 from reviewer.stats.queries import DEFAULT_BREAKDOWN, breakdown_options
@@ -61,5 +62,6 @@ __all__ = [
     "paired_difference",
     "proportion",
     "run_stats",
+    "run_stats_cached",
     "runs_compare",
 ]

@@ -558,11 +558,18 @@ def test_a_confusion_cell_links_to_exactly_its_rows(reviewer_client, run):
     assert ids == [str(run.items.get(row_number=2).pk)]
 
 
-def test_stats_page_costs_seven_queries(reviewer_client, run, django_assert_num_queries):
-    # session, user, run; then the file's columns, the items counted by scores, verdicts and
-    # flags, the review reasons, and the people's verdicts
-    with django_assert_num_queries(7):
-        reviewer_client.get(reverse("run_stats", args=[run.id]), {"by": "subject"})
+def test_stats_page_costs_eight_queries_and_four_while_the_run_is_unchanged(
+    reviewer_client, run, django_assert_num_queries
+):
+    # session, user, run, the run's change count; then the file's columns, the items counted
+    # by scores, verdicts and flags, the review reasons, and the people's verdicts
+    url = reverse("run_stats", args=[run.id])
+    with django_assert_num_queries(8):
+        reviewer_client.get(url, {"by": "subject"})
+
+    # Reloaded with nothing changed: the figures come from the cache
+    with django_assert_num_queries(4):
+        reviewer_client.get(url, {"by": "subject"})
 
 
 @pytest.mark.parametrize("rows", [4, 40])
@@ -587,8 +594,8 @@ def test_stats_page_query_count_does_not_grow_with_rows(
             for person in people:
                 ReviewFactory(item=item, annotator=person, verdict="incorrect")
 
-    # Then the page costs the same seven queries, and its figures cover every row
-    with django_assert_num_queries(7):
+    # Then the page costs the same eight queries, and its figures cover every row
+    with django_assert_num_queries(8):
         response = reviewer_client.get(reverse("run_stats", args=[run.id]))
     assert response.context["stats"].summary.graded == rows
     assert response.context["stats"].annotators.units == rows // 2

@@ -37,7 +37,6 @@ class ItemList(ApiView):
         items = selectors.item_filter(run=run, filters=filters)
         if filters.order != "row":
             self.pagination_class = ReviewQueuePagination
-            items = items.annotate(queue_position=selectors.queue_position())
         page = self.paginate_queryset(items)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 

@@ -1,0 +1,144 @@
+"""What the pages a reviewer clicks through cost on a large run: the run page, its statistics,
+an item page and saving a verdict, each with its number of queries and its slowest queries.
+
+Creates its own database (``mathjury_bench_pages``, or MATHJURY_BENCH_DB) on the server named
+by DATABASE_URL and loads a graded run of --rows rows (bench/export.py's run: one row in ten
+flagged, one in twenty reviewed); with --reuse it measures the run a previous --keep left
+there instead (migrating it first). Each page is requested --repeats times through Django's
+test client in this process; prints the median time, the query count and the three slowest
+queries of the last request of each; the statistics page once more with nothing cached.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/pages.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from benchdb import bench_database, django_setup
+
+BENCH_DB = os.environ.get("MATHJURY_BENCH_DB", "mathjury_bench_pages")
+NOTHING_KEPT = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+
+
+def main() -> None:
+    os.environ["ALLOWED_HOSTS"] = "testserver"  # Django's test client
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--reuse", action="store_true", help="measure the run a --keep left")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="mathjury-bench-pages-") as workdir:
+        if args.reuse:
+            from benchdb import bench_url
+
+            run_benchmark(url=bench_url(BENCH_DB), workdir=Path(workdir), args=args)
+            return
+        with bench_database(BENCH_DB, keep=args.keep) as url:
+            run_benchmark(url=url, workdir=Path(workdir), args=args)
+
+
+def run_benchmark(*, url: str, workdir: Path, args) -> None:
+    django_setup(url, workdir)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext, override_settings
+    from django.urls import reverse
+    from export import build_run
+
+    from reviewer.models import Item, Run
+
+    users = get_user_model()
+    if args.reuse:
+        run = Run.objects.get(name="pages")
+        lead = users.objects.get(username="lead")
+    else:
+        lead = users.objects.create(username="lead")
+        started = time.perf_counter()
+        run = Run.objects.get(
+            pk=build_run(rows=args.rows, workdir=workdir, user=lead, name="pages")
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+        print(
+            f"loaded a graded run of {run.total_rows:,} rows in {time.perf_counter() - started:.0f} s"
+        )
+    call_command("collectstatic", interactive=False, verbosity=0)  # the pages need the manifest
+    print(f"load average before: {_load()}")
+    client = Client()
+    client.force_login(lead)
+    # Flagged, undecided rows from the middle of the run on: one per save.
+    to_review = iter(
+        Item.objects.filter(run=run, needs_review=True, row_number__gte=run.total_rows // 2)
+        .exclude(final_source="human")
+        .order_by("row_number")
+        .values_list("pk", "version")[: args.repeats + 1]
+    )
+    item_id, _ = next(to_review)
+    pages = (
+        ("run page", lambda: client.get(reverse("run_detail", args=[run.pk]))),
+        (
+            "run page, table only",
+            lambda: client.get(
+                reverse("run_detail", args=[run.pk]),
+                headers={"HX-Request": "true", "HX-Target": "items"},
+            ),
+        ),
+        ("statistics page", lambda: client.get(reverse("run_stats", args=[run.pk]))),
+        ("item page", lambda: client.get(reverse("item_detail", args=[item_id]))),
+    )
+    print(f"\n{run.total_rows:,} rows; median of {args.repeats}\n")
+    print(f"{'page':<24}{'median ms':>10}{'queries':>9}   slowest queries (ms)")
+    with override_settings(DEBUG=False):
+        for name, request in pages:
+            _measure(name, request, args.repeats, connection, CaptureQueriesContext)
+        # The statistics again with a cache that keeps nothing: what a reload costs after
+        # the run changed.
+        with override_settings(CACHES=NOTHING_KEPT):
+            _measure(
+                "statistics, computed",
+                lambda: client.get(reverse("run_stats", args=[run.pk])),
+                args.repeats,
+                connection,
+                CaptureQueriesContext,
+            )
+
+        def save():
+            pk, version = next(to_review)
+            return client.post(
+                reverse("item_detail", args=[pk]),
+                {"verdict": "correct", "note": "", "expected_version": version},
+                headers={"HX-Request": "true"},
+            )
+
+        _measure("save → next row", save, args.repeats, connection, CaptureQueriesContext)
+    print(f"\nload average after: {_load()}")
+
+
+def _measure(name, request, repeats, connection, capture) -> None:
+    times = []
+    for _ in range(repeats):
+        with capture(connection) as queries:
+            started = time.perf_counter()
+            response = request()
+            times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, (name, response.status_code)
+    slowest = sorted(queries.captured_queries, key=lambda q: -float(q["time"]))[:3]
+    shown = "; ".join(f"{float(q['time']) * 1000:.0f}: {q['sql'][:60]}" for q in slowest)
+    print(f"{name:<24}{statistics.median(times):>10.0f}{len(queries):>9}   {shown}")
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()
