@@ -27,12 +27,14 @@ def grade_many(
     memory_mb: int = DEFAULT_MEMORY_MB,
     progress: Callable[[int, int], None] | None = None,
     pool: SandboxPool | None = None,
+    stop: threading.Event | None = None,
 ) -> list[GradedSample]:
     """Grade ``samples`` under a per-row time and memory limit; results are in input order.
 
     With ``pool`` (see ``shared_pool``) its children are reused and ``workers``/``memory_mb``
     are the pool's; otherwise a pool is started for this call and closed at its end.
-    ``progress(done, total)`` counts input rows, duplicates included.
+    ``progress(done, total)`` counts input rows, duplicates included. Setting ``stop`` from
+    another thread ends the call with grading.sandbox_run.GradingStopped.
     """
     index_of: dict[Sample, int] = {}
     slots = [index_of.setdefault(sample, len(index_of)) for sample in samples]
@@ -51,6 +53,7 @@ def grade_many(
             affinity=[sample.gold for sample in distinct],
             weights=[copies[index] for index in range(len(distinct))],
             progress=progress,
+            stop=stop,
         )
     finally:
         if own_pool:

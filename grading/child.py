@@ -24,7 +24,6 @@ whose heap ran out once.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import threading
@@ -36,39 +35,13 @@ import orjson
 
 from grading import pipeline
 from grading.evaluators import Evaluator, build_evaluators
+from grading.protocol import EXIT_OUT_OF_MEMORY, decode, encode, evaluator_set_key
 from grading.row_record import RowRecord
 from grading.types import Evaluation, Sample, Status
 
-# Exit status when the child's own loop runs out of memory outside an evaluator.
-EXIT_OUT_OF_MEMORY = 75
+__all__ = ["EXIT_OUT_OF_MEMORY", "decode", "encode", "evaluator_set_key", "serve"]
+
 FLUSH_INTERVAL = 0.1
-
-
-def encode(message: dict) -> bytes:
-    """One protocol line. orjson is several times faster than json; it refuses lone
-    surrogates, which json escapes (an ``orjson.Fragment`` holds JSON encoded already)."""
-    try:
-        return orjson.dumps(message) + b"\n"
-    except TypeError:
-        return json.dumps(message, default=_fragment_value).encode("ascii") + b"\n"
-
-
-def _fragment_value(value: object) -> object:
-    if isinstance(value, orjson.Fragment):
-        return json.loads(orjson.dumps([value])[1:-1])
-    raise TypeError(f"cannot encode {type(value).__name__}")
-
-
-def decode(line: bytes) -> dict:
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:  # an escaped lone surrogate, which orjson refuses
-        return json.loads(line)
-
-
-def evaluator_set_key(names: Sequence[str], options: dict) -> str:
-    """How a child recognises an evaluator set it has built, the fork server's included."""
-    return json.dumps([list(names), options], sort_keys=True)
 
 
 def serve(

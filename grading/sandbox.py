@@ -23,9 +23,9 @@ from collections.abc import Callable, Hashable, Sequence
 
 import psutil
 
-from grading.child import encode
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS, UnknownEvaluatorError
 from grading.forkserver import STARTUP_TIMEOUT, ForkedChild, ForkServer, ForkServerError
+from grading.protocol import encode
 from grading.sandbox_run import GradingRun
 from grading.types import GradedSample, Sample
 
@@ -269,13 +269,16 @@ class SandboxPool:
         affinity: Sequence[Hashable] | None = None,
         weights: Sequence[int] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        stop: threading.Event | None = None,
     ) -> list[GradedSample]:
         """Grade ``samples`` in the children, in input order.
 
         Rows with equal ``affinity`` keys (the gold, say) go to the same child where the work
         allows, so its caches see each key once; an idle child takes rows from the longest queue.
         ``progress(done, total)`` counts each finished row as its weight (the input rows it
-        stands for), 1 by default.
+        stands for), 1 by default. Setting ``stop`` (from another thread) ends the call within
+        a tenth of a second with grading.sandbox_run.GradingStopped; the children that were
+        grading its rows are replaced.
         """
         unknown = [name for name in evaluators if name not in AVAILABLE]
         if unknown:
@@ -294,6 +297,7 @@ class SandboxPool:
                 affinity=affinity,
                 weights=weights,
                 progress=progress,
+                stop=stop,
             )
             return run.run()
 

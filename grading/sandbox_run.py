@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import selectors
 import signal
+import threading
 import time
 import zlib
 from collections import deque
@@ -20,7 +21,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING
 
 from grading import answer_type, jury
-from grading.child import EXIT_OUT_OF_MEMORY, decode, evaluator_set_key
+from grading.protocol import EXIT_OUT_OF_MEMORY, decode, evaluator_set_key
 from grading.types import Evaluation, GradedSample, Sample, Status
 
 if TYPE_CHECKING:
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 # Rows sent to a child in one message; small enough that a kill resends little. A child gets
 # its next batch while still on the current one, so it never waits for the parent.
 ROWS_PER_BATCH = 8
+# How often a call that can be stopped from another thread looks whether it was, in seconds.
+STOP_POLL = 0.1
 # What a grading of an undefined value looks like in the evaluations' text and LaTeX: NaN,
 # complex infinity, a zero denominator, a division by zero, arithmetic on infinities. SymPy
 # answers questions about such values (is 0*(1/0) zero?) differently depending on what the
@@ -37,6 +40,10 @@ _UNDEFINED = re.compile(
     r"\\text\{NaN\}|\\tilde\{\\infty\}|\}\{0\}|\bzoo\b|\bnan\b|/\s*0(?![\d.])"
     r"|0 \\infty|\\infty [+-] \\infty|\\frac\{\\infty\}"
 )
+
+
+class GradingStopped(RuntimeError):
+    """The caller stopped the grading from another thread; rows in progress were dropped."""
 
 
 class GradingRun:
@@ -60,8 +67,10 @@ class GradingRun:
         weights: Sequence[int] | None,
         progress: Callable[[int, int], None] | None,
         one_row_per_child: bool = False,
+        stop: threading.Event | None = None,
     ) -> None:
         self.pool = pool
+        self.stop = stop
         self.one_row_per_child = one_row_per_child
         self.undefined_rows: list[int] = []
         self.samples = samples
@@ -95,6 +104,7 @@ class GradingRun:
             weights=None,
             progress=None,
             one_row_per_child=True,
+            stop=self.stop,
         )
         for row, graded in zip(rows, again.run(), strict=True):
             self.results[row] = graded
@@ -108,11 +118,13 @@ class GradingRun:
                     else:  # died while idle between calls: no row to blame
                         self.pool._retire(slot)
             while self.finished < len(self.samples):
+                if self.stop is not None and self.stop.is_set():
+                    raise GradingStopped("grading was stopped")
                 self._dispatch()
                 self._wait_and_handle()
         except BaseException:
-            # Interrupted (Ctrl-C) or a bug: children in mid-row would answer the next call
-            # with this call's rows, so they go.
+            # Interrupted (Ctrl-C), stopped or a bug: children in mid-row would answer the
+            # next call with this call's rows, so they go.
             for slot, child in enumerate(self.pool._children):
                 if child is not None and child.busy:
                     self.pool._retire(slot)
@@ -184,6 +196,8 @@ class GradingRun:
             d for c in self.pool._children if c is not None and (d := c.deadline(self.timeout))
         ]
         wait = max(0.0, min(deadlines) - now) if deadlines else None
+        if self.stop is not None:
+            wait = STOP_POLL if wait is None else min(wait, STOP_POLL)
         for key, events in self.selector.select(wait):
             child: _Child = key.data
             if not any(c is child for c in self.pool._children):

@@ -3,7 +3,7 @@
 Off unless the environment names a directory in ``MATHJURY_STAGE_PROFILE``. Then ``start``
 wraps a fixed list of functions (ours and math-verify's) with timers that count each call's
 own time (wall clock and this thread's CPU time), without the stages called inside it, so a
-process's stages add up to its wall time.
+single-threaded process's stages add up to its wall time (each thread's are counted apart).
 Each process writes ``<role>-<pid>.json`` into the directory as it goes and when it ends.
 """
 
@@ -13,6 +13,7 @@ import functools
 import importlib
 import json
 import os
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -65,20 +66,29 @@ _TARGETS: dict[str, tuple[tuple[str, str, str], ...]] = {
 _wall: defaultdict[str, float] = defaultdict(float)
 _cpu: defaultdict[str, float] = defaultdict(float)
 _calls: defaultdict[str, int] = defaultdict(int)
-_stack: list[list[float]] = []  # [wall, cpu] spent in nested stages, per open call
+_local = threading.local()  # .stack: [wall, cpu] spent in nested stages, per open call
 _state: dict = {}
+
+
+def _stack() -> list[list[float]]:
+    """This thread's open stages: each thread's time is counted on its own."""
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
 
 
 def enabled() -> bool:
     return bool(os.environ.get(ENVIRONMENT_VARIABLE))
 
 
-def start(role: str) -> None:
-    """Wrap the role's functions and start the clock, if profiling is on; otherwise nothing."""
+def start(role: str, targets: tuple[tuple[str, str, str], ...] | None = None) -> None:
+    """Wrap the role's functions (or ``targets``: (module, attribute path, stage), for a
+    caller outside this package) and start the clock, if profiling is on; otherwise nothing."""
     if not enabled() or _state:
         return
     _reset(role, before_main=_seconds_since_process_start())
-    for module_name, path, stage in _TARGETS[role]:
+    for module_name, path, stage in _TARGETS[role] if targets is None else targets:
         _wrap(module_name, path, stage)
 
 
@@ -91,7 +101,7 @@ def restart(role: str) -> None:
 def _reset(role: str, before_main: float) -> None:
     for table in (_wall, _cpu, _calls):
         table.clear()
-    _stack.clear()
+    _stack().clear()
     _state.update(
         role=role,
         started=time.perf_counter(),
@@ -153,19 +163,20 @@ def _wrap(module_name: str, path: str, stage: str) -> None:
     @functools.wraps(function)
     def timed(*args, **kwargs):
         wall, cpu = time.perf_counter(), time.thread_time()
-        _stack.append([0.0, 0.0])
+        stack = _stack()
+        stack.append([0.0, 0.0])
         try:
             return function(*args, **kwargs)
         finally:
             wall_spent = time.perf_counter() - wall
             cpu_spent = time.thread_time() - cpu
-            nested_wall, nested_cpu = _stack.pop()
+            nested_wall, nested_cpu = stack.pop()
             _wall[stage] += wall_spent - nested_wall
             _cpu[stage] += cpu_spent - nested_cpu
             _calls[stage] += 1
-            if _stack:
-                _stack[-1][0] += wall_spent
-                _stack[-1][1] += cpu_spent
+            if stack:
+                stack[-1][0] += wall_spent
+                stack[-1][1] += cpu_spent
             elif wall - _state["dumped"] > DUMP_INTERVAL:
                 dump()
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 from celery import shared_task
 from celery.signals import worker_process_init
 
+from grading import stage_profile
 from reviewer.services import exports, judging
 from reviewer.services.exports.jobs import EXPORT_WRITE_TASK
 from reviewer.services.generation_work import GENERATE_TASK, generation_work
 from reviewer.services.grading import GRADE_CHUNK_TASK, chunk_grade, grading_pool
+from reviewer.services.grading.work import PROFILED_STAGES
 from reviewer.services.judging import JUDGE_TASK
 from reviewer.services.msu import MSU_CHUNK_TASK, msu_chunk
 
@@ -54,4 +56,5 @@ def judge_chunk(run_id: int, endpoint_id: int, item_ids: list[int]) -> int:
 def start_grading_pool(**_kwargs) -> None:
     """Start each worker process's grading pool as the process starts (its fork server
     imports and warms the engine in the background), so the first chunk does not wait."""
+    stage_profile.start("worker", PROFILED_STAGES)
     grading_pool()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -14,6 +16,7 @@ import psutil
 import pytest
 
 from grading.sandbox import SandboxPool, row_deadline
+from grading.sandbox_run import GradingStopped
 from grading.types import Sample, Status, Verdict
 
 LIMIT = 2.0  # seconds per row in these tests; the product default is 5
@@ -225,6 +228,24 @@ def test_a_child_that_dies_mid_row_is_replaced_and_the_row_is_not_retried(pool):
     assert victim not in pool.child_pids()
 
 
+def test_grading_stopped_from_another_thread_drops_the_row_in_progress_and_the_pool_goes_on(pool):
+    # Given a call that is stopped as soon as its first row is done, its second row (a slow
+    # one, sent to the same child in the same batch) still in progress
+    stop = threading.Event()
+    pool.grade([NORMAL])
+    [child] = pool.child_pids()
+    slow = PATHOLOGICAL[0].sample
+
+    # When it grades
+    with pytest.raises(GradingStopped):
+        pool.grade([NORMAL, slow], progress=lambda done, total: stop.set(), stop=stop)
+
+    # Then the child that was on the slow row was replaced, and the pool grades again
+    assert child not in pool.child_pids()
+    [again] = pool.grade([NORMAL])
+    assert again.auto_verdict is Verdict.CORRECT
+
+
 def test_children_outlive_one_call_and_are_reused(pool):
     # Given a pool that has graded once
     pool.grade([NORMAL])
@@ -252,6 +273,31 @@ def test_closing_the_pool_ends_its_children():
     assert not psutil.pid_exists(pid)
     with pytest.raises(RuntimeError):
         pool.grade([NORMAL])
+
+
+def test_the_process_holding_a_pool_grades_without_importing_the_engine():
+    # Given a fresh interpreter that loads the command line and grades one row through a pool
+    script = "\n".join(
+        (
+            "import sys",
+            "import grading.cli",
+            "from grading.sandbox import SandboxPool",
+            "from grading.types import Sample",
+            "with SandboxPool(1) as pool:",
+            f"    [graded] = pool.grade([Sample({NORMAL.gold!r}, {NORMAL.output!r})])",
+            "engine = ('sympy', 'math_verify', 'latex2sympy2_extended', 'grading.pipeline')",
+            "print(graded.auto_verdict.value, *[name for name in engine if name in sys.modules])",
+        )
+    )
+
+    # When it runs
+    ran = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+
+    # Then the row was graded (in the children) and the engine never came into this process,
+    # which the command line and every Celery worker process are
+    assert ran.stdout.split() == ["correct"]
 
 
 def test_a_row_slowed_only_by_a_busy_machine_is_not_stopped_before_its_cpu_time_is_used():

@@ -211,9 +211,12 @@ SLOW_ROWS_CSV = "\n".join(
 def test_a_chunk_that_reaches_its_time_limit_leaves_no_row_pending(
     user, store_upload, celery_worker_process
 ):
-    # given a worker whose tasks may run 12 s (soft limit 7 s), and a chunk of 20 rows, 16 of
-    # which time out after 1 s each: more than the chunk's time allows however fast the machine
-    celery_worker_process(MATHJURY_TASK_TIME_LIMIT="12", MATHJURY_GRADING_TIMEOUT="1")
+    # given a worker whose tasks may run 12 s (soft limit 7 s) with one grading process, and a
+    # chunk of 20 rows, 16 of which time out after 1 s of CPU each: more than the chunk's time
+    # allows however fast the machine
+    celery_worker_process(
+        MATHJURY_TASK_TIME_LIMIT="12", MATHJURY_GRADING_TIMEOUT="1", MATHJURY_GRADING_WORKERS="1"
+    )
     run = upload_run(
         user, store_upload, SLOW_ROWS_CSV, {"id": "id", "gold": "gold", "output": "output"}
     )

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
@@ -52,7 +52,7 @@ def grading_attempt_start(
     """
     with transaction.atomic():
         commit_without_waiting_for_disk()
-        run = Run.objects.select_for_update().get(pk=run_id)
+        run = _run_locked_for_grading(run_id)
         if run.grading_generation != generation:
             return []
         if chunk_id is not None and not chunk_lease_take(chunk_id=chunk_id, holder=holder):
@@ -76,10 +76,12 @@ def grading_attempt_start(
         Item.objects.filter(pk__in=[i.pk for i in to_grade]).update(
             grade_attempts=F("grade_attempts") + 1
         )
-        if run.status == Run.Status.QUEUED:
-            run.status = Run.Status.GRADING
-            run.grading_started_at = timezone.now()
-            run.save(update_fields=["status", "grading_started_at"])
+    if run.status == Run.Status.QUEUED:
+        # After the commit: updating the run while holding its shared lock would deadlock
+        # with another worker process doing the same.
+        Run.objects.filter(
+            pk=run_id, grading_generation=generation, status=Run.Status.QUEUED
+        ).update(status=Run.Status.GRADING, grading_started_at=timezone.now())
     return to_grade
 
 
@@ -89,15 +91,15 @@ def grading_results_save(
     """Upsert the evaluations and the jury's result of graded items; returns how many saved.
 
     Safe to repeat (a re-delivered task writes the same rows again), writes nothing for an
-    earlier generation, and leaves human decisions alone. Two statements, each prepared once
-    and executed per row, whatever the batch's size.
+    earlier generation, and leaves human decisions alone. Two statements whatever the batch's
+    size (reviewer.services.grading.writes).
     """
     if not results:
         return 0
     now = timezone.now()
     with transaction.atomic():
         commit_without_waiting_for_disk()
-        run = Run.objects.select_for_update(of=("self",)).select_related("project").get(pk=run_id)
+        run = _run_locked_for_grading(run_id)
         if run.grading_generation != generation:
             return 0
         item_ids = [item_id for item_id, _ in results]
@@ -164,6 +166,17 @@ def grading_results_save(
         )
         audit_record_many(_auto_verdict_changes(run=run, before=auto_before, results=results))
     return len(results)
+
+
+def _run_locked_for_grading(run_id: int) -> Run:
+    """The run, locked against a re-grade and the reconciler (which take its exclusive lock
+    to change the generation or re-send rows) but not against the other worker processes
+    starting and saving batches of the same run: on PostgreSQL ``FOR SHARE``; SQLite lets one
+    transaction write at a time anyway."""
+    if connection.vendor != "postgresql":
+        return Run.objects.get(pk=run_id)
+    table = connection.ops.quote_name(Run._meta.db_table)
+    return Run.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR SHARE", [run_id])[0]  # noqa: S608 (the model's table)
 
 
 def _auto_verdict_changes(*, run: Run, before: dict[int, str], results) -> Iterable:
