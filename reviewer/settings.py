@@ -210,8 +210,7 @@ MATHJURY_CHUNK_TARGET = 16
 MATHJURY_CHUNK_MIN = 20
 MATHJURY_GRADING_TIMEOUT = _env_float("MATHJURY_GRADING_TIMEOUT", 5.0)
 MATHJURY_GRADING_MEMORY_MB = _env_int("MATHJURY_GRADING_MEMORY_MB", 1024)
-# Grading processes per Celery worker process: two, so that while one worker process talks to
-# the database or waits for its next chunk, the others' batches keep every core busy.
+# Grading processes per worker process: two keep the cores busy while a worker writes or waits.
 MATHJURY_GRADING_WORKERS = _env_int("MATHJURY_GRADING_WORKERS", 2)
 MATHJURY_MAX_GRADE_ATTEMPTS = 3
 # A chunk whose worker has not reported for this long is lost: ``manage.py reconcile`` (run
