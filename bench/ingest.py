@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import statistics
 import tempfile
 import time
@@ -20,7 +21,7 @@ from benchdb import bench_database, django_setup
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT.parent / "shared" / "samples" / "qwen25_math_cot_100x8.csv"
-BENCH_DB = "mathjury_bench"
+BENCH_DB = os.environ.get("MATHJURY_BENCH_DB", "mathjury_bench")
 
 
 def build_csv(path: Path, rows: int) -> None:

@@ -3,8 +3,8 @@ an item page and saving a verdict, each with its number of queries and its slowe
 
 Creates its own database (``mathjury_bench_pages``, or MATHJURY_BENCH_DB) on the server named
 by DATABASE_URL and loads a graded run of --rows rows (bench/export.py's run: one row in ten
-flagged, one in twenty reviewed); with --reuse it measures the run a previous --keep left
-there instead (migrating it first). Each page is requested --repeats times through Django's
+flagged, one in twenty reviewed); with --reuse it measures the newest run a previous --keep
+(of this script or bench/million.py) left there instead, as its uploader, migrating first. Each page is requested --repeats times through Django's
 test client in this process; prints the median time, the query count and the three slowest
 queries of the last request of each; the statistics page once more with nothing cached.
 
@@ -57,9 +57,9 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
     from reviewer.models import Item, Run
 
     users = get_user_model()
-    if args.reuse:
-        run = Run.objects.get(name="pages")
-        lead = users.objects.get(username="lead")
+    if args.reuse:  # the newest run there (bench/million.py --keep leaves one too)
+        run = Run.objects.order_by("-pk").first()
+        lead = run.uploaded_by
     else:
         lead = users.objects.create(username="lead")
         started = time.perf_counter()
