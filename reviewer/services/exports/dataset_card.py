@@ -7,10 +7,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import partial
 from operator import itemgetter
 
 from reviewer.services.exports.formats import Column, evaluator_column
+from reviewer.services.exports.written import KEY_SEPARATOR, WrittenRows, message_key
 
 VERDICTS = ("correct", "incorrect", "gold_wrong", "unclear")
 # The columns the card counts from, in the order CardTally._count takes them.
@@ -23,6 +25,11 @@ _FIXED = (
     "reviewed_by",
     "reviewed_at",
 )
+# The values of a written row's key (``WrittenRows``), in order: these columns, then each
+# evaluator's verdict, then the newest review's time (YYYY-MM-DD HH:MM:SS.ffffff, UTC) if a
+# person decided the row; each written as text (flags as t or f, NULL as nothing) and
+# separated by KEY_SEPARATOR.
+KEY_COLUMNS = _FIXED[:-1]
 
 
 @dataclass
@@ -54,14 +61,20 @@ class CardTally:
             yield row
 
     def counted_records(
-        self, values: Iterable[tuple], columns: Sequence[Column]
-    ) -> Iterator[tuple]:
-        """Pass records (tuples in ``columns`` order) through, counting each.
+        self, values: Iterable[tuple] | WrittenRows, columns: Sequence[Column]
+    ) -> Iterator[tuple] | WrittenRows:
+        """Pass records (tuples in ``columns`` order), or rows the database wrote, through,
+        counting each.
 
         Rows are grouped by the values the card reads (a few hundred kinds in a large run, the
         review times apart) and each kind counted once at the end: a C-level tally per row
         instead of a Python call.
         """
+        if isinstance(values, WrittenRows):
+            return self.counted_written(values)
+        return self._counted_records(values, columns)
+
+    def _counted_records(self, values: Iterable[tuple], columns: Sequence[Column]):
         where = {column.name: i for i, column in enumerate(columns)}
         read = itemgetter(
             *[where[name] for name in _FIXED],
@@ -74,6 +87,30 @@ class CardTally:
         fixed = len(_FIXED)
         for kind, rows in kinds.items():
             self._count(*kind[:fixed], list(kind[fixed:]), rows=rows)
+
+    def counted_written(self, rows: WrittenRows) -> WrittenRows:
+        """Pass rows the database wrote (``WrittenRows``) through, counting each by its key."""
+        return rows.passing(partial(self._counted_messages, key=message_key(rows.format)))
+
+    def _counted_messages(self, messages: Iterable, key) -> Iterator:
+        kinds: Counter = Counter()
+        first = last = b""
+        separator = KEY_SEPARATOR.encode()
+        for message in messages:
+            kind, _, at = key(message).rpartition(separator)
+            kinds[kind] += 1
+            if at:
+                first = min(at, first or at)
+                last = max(at, last)
+            yield message
+        fixed = len(KEY_COLUMNS)
+        for kind, rows in kinds.items():
+            values = [value or None for value in kind.decode().split(KEY_SEPARATOR)]
+            state, needs_review, *others = values[:fixed]
+            self._count(state, needs_review == "t", *others, None, values[fixed:], rows=rows)
+        if first:
+            self.first_review = min(_utc(first), self.first_review or _utc(first))
+            self.last_review = max(_utc(last), self.last_review or _utc(last))
 
     def add(self, row: dict) -> None:
         verdicts = [row.get(evaluator_column(name, "verdict")) for name in self.evaluators]
@@ -151,6 +188,10 @@ class CardTally:
             },
             "evaluator_versions": evaluator_versions,
         }
+
+
+def _utc(at: bytes) -> datetime:
+    return datetime.fromisoformat(at.decode("ascii")).replace(tzinfo=UTC)
 
 
 def _ratio(part: int, whole: int) -> float | None:

@@ -8,6 +8,7 @@ card that goes beside the file is in ``dataset_card``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
@@ -27,6 +28,12 @@ from reviewer.services.exports.schema import (  # noqa: F401 (re-exported: forma
     DatasetSchema,
     dataset_schema,
     evaluator_column,
+)
+from reviewer.services.exports.written import (
+    PARQUET_TYPES,
+    ChunkSink,
+    WrittenRows,
+    written_chunks,
 )
 
 FORMATS = ("csv", "jsonl", "parquet")
@@ -65,13 +72,30 @@ def encode_records(
     spreadsheet_safe: bool = False,
 ) -> Iterator[bytes]:
     """Records (one tuple per row, in column order, of the column's type) as a file of
-    ``format``, in chunks of bytes."""
+    ``format``, in chunks of bytes; or rows the database has already written in that format
+    (``WrittenRows``), with the same bytes."""
+    if isinstance(values, WrittenRows):
+        if (values.format, values.spreadsheet_safe) != (
+            format,
+            spreadsheet_safe and format == "csv",
+        ):
+            raise ValueError(
+                f"rows written as {values.format} (spreadsheet-safe: "
+                f"{values.spreadsheet_safe}) cannot be encoded as {format}"
+            )
+        return written_chunks(
+            values,
+            schema.columns,
+            header=csv_header(schema.columns, spreadsheet_safe=spreadsheet_safe),
+            rows_per_chunk=ROWS_PER_CHUNK,
+            rows_per_group=ROWS_PER_GROUP,
+        )
     if format == "csv":
         return csv_record_chunks(values, schema.columns, spreadsheet_safe=spreadsheet_safe)
     if format == "jsonl":
         return jsonl_record_chunks(values, schema.columns)
     if format == "parquet":
-        return parquet_record_chunks(values, schema.columns)
+        return parquet_record_chunks(values, schema.columns, rows_per_group=ROWS_PER_GROUP)
     raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
 
 
@@ -111,11 +135,7 @@ def csv_record_chunks(
     spreadsheet-safe), written by ``_csv_record_line`` instead: the csv module reads long texts a
     character at a time, which made it the slowest step of an export.
     """
-    header = [c.name for c in columns]
-    if spreadsheet_safe:
-        header = [neutralise(name) for name in header]
-    header_line = _csv_record_line([Column(n, "str") for n in header], quote_all=spreadsheet_safe)
-    first = (b"\xef\xbb\xbf" if spreadsheet_safe else b"") + header_line(header).encode()
+    first = csv_header(columns, spreadsheet_safe=spreadsheet_safe)
     as_text = _csv_converter(columns)
     line = _csv_record_line(columns, quote_all=spreadsheet_safe)
     iterator = iter(values)
@@ -128,6 +148,15 @@ def csv_record_chunks(
         first = b""
     if first:  # no rows: the header alone
         yield first
+
+
+def csv_header(columns: Sequence[Column], *, spreadsheet_safe: bool = False) -> bytes:
+    """The first line of a CSV file, after a byte-order mark when spreadsheet-safe."""
+    header = [c.name for c in columns]
+    if spreadsheet_safe:
+        header = [neutralise(name) for name in header]
+    header_line = _csv_record_line([Column(n, "str") for n in header], quote_all=spreadsheet_safe)
+    return (b"\xef\xbb\xbf" if spreadsheet_safe else b"") + header_line(header).encode()
 
 
 def _csv_record_line(columns: Sequence[Column], *, quote_all: bool):
@@ -211,19 +240,30 @@ def jsonl_record_chunks(values: Iterable[tuple], columns: Sequence[Column]) -> I
 def _jsonl_lines(values: Iterable[tuple], columns: Sequence[Column]) -> Iterator[str]:
     names = [c.name for c in columns]
     times = [i for i, c in enumerate(columns) if c.kind == "datetime"]
+    floats = [i for i, c in enumerate(columns) if c.kind == "float"]
     for record in values:
-        if times:
+        exact = False
+        if times or floats:
             record = list(record)
             for i in times:
                 if record[i] is not None:
                     record[i] = record[i].isoformat()
-        yield _json_object(dict(zip(names, record, strict=True)))
+            for i in floats:
+                value = record[i]
+                if value is not None:
+                    if not math.isfinite(value):  # strict JSON has no NaN: null, as orjson has it
+                        record[i] = None
+                    elif value and abs(value) < 1e-4:  # orjson writes 1e-05 as 0.00001
+                        exact = True
+        row = dict(zip(names, record, strict=True))
+        yield _JSON.encode(row) if exact else _json_object(row)
 
 
 def _json_object(value: dict) -> str:
     """``_JSON.encode(value)``, through orjson when that gives the same bytes: orjson escapes
     ASCII the way json does, but writes other characters (and DEL) as UTF-8, and refuses lone
-    surrogates and integers past 64 bits; those rows go through json itself."""
+    surrogates and integers past 64 bits; those rows go through json itself. (Floats below
+    1e-4 are written differently too; ``_jsonl_lines`` sends those rows to json.)"""
     try:
         fast = orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError
@@ -234,44 +274,6 @@ def _json_object(value: dict) -> str:
 
 
 # Parquet --------------------------------------------------------------------------------
-
-_ARROW_TYPES = {
-    "str": pa.string(),
-    "int": pa.int64(),
-    "float": pa.float64(),
-    "bool": pa.bool_(),
-    "datetime": pa.timestamp("us", tz="UTC"),
-    "list": pa.list_(pa.string()),
-}
-
-
-class _ChunkSink:
-    """A write-only file for pyarrow whose bytes are handed on as they are written."""
-
-    def __init__(self) -> None:
-        self._parts: list[bytes] = []
-        self._position = 0
-        self.closed = False
-
-    def write(self, data) -> int:
-        chunk = bytes(data)
-        self._parts.append(chunk)
-        self._position += len(chunk)
-        return len(chunk)
-
-    def tell(self) -> int:
-        return self._position
-
-    def flush(self) -> None:
-        return None
-
-    def close(self) -> None:
-        self.closed = True
-
-    def take(self) -> bytes:
-        data = b"".join(self._parts)
-        self._parts.clear()
-        return data
 
 
 def parquet_chunks(
@@ -284,8 +286,8 @@ def parquet_record_chunks(
     values: Iterable[tuple], columns: Sequence[Column], *, rows_per_group: int = ROWS_PER_GROUP
 ) -> Iterator[bytes]:
     """Parquet (zstd) with one row group per ``rows_per_group`` rows, yielded as each is done."""
-    schema = pa.schema([pa.field(c.name, _ARROW_TYPES[c.kind]) for c in columns])
-    sink = _ChunkSink()
+    schema = pa.schema([pa.field(c.name, PARQUET_TYPES[c.kind]) for c in columns])
+    sink = ChunkSink()
     iterator = iter(values)
     with pq.ParquetWriter(sink, schema, compression="zstd") as writer:
         while batch := list(islice(iterator, rows_per_group)):

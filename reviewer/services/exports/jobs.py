@@ -79,7 +79,9 @@ def _streamed_in_snapshot(*, items, schema, format: str, spreadsheet_safe: bool)
     show a row's old verdict beside its new review)."""
     with _snapshot():
         yield from formats.encode_records(
-            export_records(items=items, schema=schema),
+            export_records(
+                items=items, schema=schema, format=format, spreadsheet_safe=spreadsheet_safe
+            ),
             schema,
             format=format,
             spreadsheet_safe=spreadsheet_safe,
@@ -182,9 +184,15 @@ def export_write(*, export_id: int) -> Export:
             schema = export_schema(run=run)
             tally = dataset_card.CardTally(evaluators=schema.evaluators)
             file_name = export_file_name(run=run, format=job.format, variant=job.variant)
+            written = partial(
+                export_records,
+                schema=schema,
+                format=job.format,
+                spreadsheet_safe=job.variant == Export.Variant.SPREADSHEET,
+            )
             # Closed before the snapshot ends, even on an error: a COPY left half-read
             # would make the rollback wait for ever.
-            with closing(export_records(items=items, schema=schema)) as records:
+            with closing(written(items=items)) as records:
                 rows = tally.counted_records(records, schema.columns)
                 rows = _reporting(rows, progress, rows_total)
                 _write(folder / file_name, job, rows, schema)
@@ -194,7 +202,7 @@ def export_write(*, export_id: int) -> Export:
                 errata_name = export_file_name(
                     run=run, format=job.format, variant=job.variant, errata=True
                 )
-                with closing(export_records(items=errata, schema=schema)) as records:
+                with closing(written(items=errata)) as records:
                     _write(folder / errata_name, job, records, schema)
             card = tally.card(
                 about=_card_about(job, rows_total), evaluator_versions=_evaluator_versions(run)
@@ -262,7 +270,14 @@ def _progress(export_id: int):
         side.close()
 
 
-def _reporting(rows: Iterator[tuple], report, total: int) -> Iterator[tuple]:
+def _reporting(rows, report, total: int):
+    """The rows (records, or rows the database wrote), reporting progress as they pass."""
+    if isinstance(rows, formats.WrittenRows):
+        return rows.passing(partial(_reporting, report=report, total=total))
+    return _reported(rows, report, total)
+
+
+def _reported(rows: Iterator[tuple], report, total: int) -> Iterator[tuple]:
     done = 0
     for row in rows:
         done += 1

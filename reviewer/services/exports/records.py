@@ -8,7 +8,8 @@ portable path, which SQLite uses); tests/reviewer/test_export_records.py holds t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -69,43 +70,54 @@ _ITEM_COLUMNS = {
 }
 
 
-def export_records_sql(
-    *, items: QuerySet[Item], schema: formats.DatasetSchema
-) -> tuple[str, list, list[str]]:
-    """The query giving one record per item of ``items`` in row order, its parameters, and
-    the type of each column."""
+@dataclass(frozen=True)
+class ExportQuery:
+    """The export's query in parts: each column's value as SQL of its kind's type (with its
+    parameters), and the FROM … ORDER BY clause that reads the items in row order."""
+
+    values: tuple[tuple[str, tuple], ...]  # in schema.columns order
+    source: str
+    source_params: tuple
+
+    def sql(self, select: Sequence[tuple[str, Sequence]]) -> tuple[str, list]:
+        """``SELECT`` the given expressions (each SQL with its parameters) over the rows."""
+        params = [param for _sql, params in select for param in params]
+        columns = ", ".join(sql for sql, _params in select)
+        return f"SELECT {columns} {self.source}", [*params, *self.source_params]
+
+
+def export_query(*, items: QuerySet[Item], schema: formats.DatasetSchema) -> ExportQuery:
+    """The query giving every column of every item of ``items``, in row order."""
     extra_keys = {name: key for key, name in schema.extra_columns.items()}
     evaluator_columns = {
         formats.evaluator_column(evaluator, part): (evaluator, part)
         for evaluator in schema.evaluators
         for part, _kind in formats.EVALUATOR_FIELDS
     }
-    select, params, pivot, pivot_params = [], [], [], []
+    values, pivot, pivot_params = [], [], []
     for column in schema.columns:
+        kind = _SQL_TYPES[column.kind]
         if column.name in extra_keys:
             # Uploads store every extra value as text (grading.reader); ->> reads it as is.
-            select.append("i.extra ->> %s")
-            params.append(extra_keys[column.name])
+            values.append((f"(i.extra ->> %s)::{kind}", (extra_keys[column.name],)))
         elif column.name in evaluator_columns:
             evaluator, part = evaluator_columns[column.name]
-            select.append(f"ev.c{len(pivot)}")
+            values.append((f"(ev.c{len(pivot)})::{kind}", ()))
             pivot.append(f"max(e.{part}) FILTER (WHERE e.evaluator = %s) AS c{len(pivot)}")
             pivot_params.append(evaluator)
         else:
-            select.append(_ITEM_COLUMNS[column.name])
-    types = [_SQL_TYPES[column.kind] for column in schema.columns]
-    select = [f"({sql})::{kind}" for sql, kind in zip(select, types, strict=True)]
+            values.append((f"({_ITEM_COLUMNS[column.name]})::{kind}", ()))
     chosen, chosen_params = items.order_by().values_list("pk", "row_number").query.sql_with_params()
     evaluations = Evaluation._meta.db_table
     reviews, users = Review._meta.db_table, get_user_model()._meta.db_table
     # Table names come from the models and values are parameters: no text is interpolated.
     parts = [
-        f"SELECT {', '.join(select)} FROM ({chosen}) AS chosen (id, row_number)",  # noqa: S608
+        f"FROM ({chosen}) AS chosen (id, row_number)",
         f"JOIN {Item._meta.db_table} i ON i.id = chosen.id",
         f"LEFT JOIN {ItemMsu._meta.db_table} m ON m.item_id = i.id",
         # The newest review decides the reviewer columns; the window counts them all.
         "LEFT JOIN LATERAL (SELECT u.username, r.note, r.created_at,",
-        f"count(*) OVER () AS reviews FROM {reviews} r",
+        f"count(*) OVER () AS reviews FROM {reviews} r",  # noqa: S608
         f"LEFT JOIN {users} u ON u.id = r.annotator_id WHERE r.item_id = i.id",
         "ORDER BY r.created_at DESC, r.id DESC LIMIT 1) rv ON true",
     ]
@@ -115,8 +127,17 @@ def export_records_sql(
             "WHERE e.item_id = i.id) ev ON true"
         )
     parts.append("ORDER BY chosen.row_number, chosen.id")
-    sql = " ".join(parts)
-    return sql, [*params, *chosen_params, *pivot_params], types
+    return ExportQuery(tuple(values), " ".join(parts), (*chosen_params, *pivot_params))
+
+
+def export_records_sql(
+    *, items: QuerySet[Item], schema: formats.DatasetSchema
+) -> tuple[str, list, list[str]]:
+    """The query giving one record per item of ``items`` in row order, its parameters, and
+    the type of each column."""
+    query = export_query(items=items, schema=schema)
+    sql, params = query.sql(query.values)
+    return sql, params, [_SQL_TYPES[column.kind] for column in schema.columns]
 
 
 def postgresql_records(*, items: QuerySet[Item], schema: formats.DatasetSchema) -> Iterator[tuple]:

@@ -21,6 +21,8 @@ from reviewer.selectors import item_filter
 from reviewer.services.exports import formats
 from reviewer.services.exports.errors import ExportNotReadyError, ExportPartMissingError
 from reviewer.services.exports.records import postgresql_extra_keys, postgresql_records
+from reviewer.services.exports.row_text import postgresql_written
+from reviewer.services.exports.written import WrittenRows
 
 ROWS_PER_QUERY = 2000  # items fetched (with their evaluations and reviews) per round trip
 PARTS = ("data", "errata", "card.md", "card.json")
@@ -68,10 +70,24 @@ def export_items(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
     return item_filter(run=run, filters=replace(filters, order="row"))
 
 
-def export_records(*, items: QuerySet[Item], schema: formats.DatasetSchema) -> Iterator[tuple]:
+def export_records(
+    *,
+    items: QuerySet[Item],
+    schema: formats.DatasetSchema,
+    format: str | None = None,
+    spreadsheet_safe: bool = False,
+) -> Iterator[tuple] | WrittenRows:
     """One record per item (a tuple in ``schema.columns`` order), streamed: on PostgreSQL by
-    one COPY query (``records``), elsewhere from ``export_rows``."""
+    one COPY query (``records``), elsewhere from ``export_rows``.
+
+    Given the file's ``format``, PostgreSQL writes the rows in it instead (``row_text``),
+    which ``formats.encode_records`` turns into the same bytes.
+    """
     if connection.vendor == "postgresql":
+        if format is not None:
+            return postgresql_written(
+                items=items, schema=schema, format=format, spreadsheet_safe=spreadsheet_safe
+            )
         return postgresql_records(items=items, schema=schema)
     return formats.records(export_rows(items=items, schema=schema), schema.columns)
 
