@@ -10,10 +10,15 @@ values and the jury can still see what was said around them. Regular expressions
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from grading.equivalence.rewrite import number_words, unicode_to_latex, words_to_number
+from grading.equivalence.rewrite import (
+    number_words,
+    scale_words,
+    unicode_to_latex,
+    words_to_number,
+)
 from grading.units import unit_named
 
 MAX_ANSWER_CHARS = 400
@@ -24,10 +29,13 @@ _TRAILING = re.compile(r"[\s.,;:!?。]+$")
 _LEADING = re.compile(r"^[\s:*#>]+")
 _CLAUSE = re.compile(
     r",\s*(?:which|since|because|so|as|and\s+so|that|i\.e\.|for|per|or\s+about|about)\b"
-    r"|\s+(?:because|since|which|per\s+\w+)\b|;\s|\s\(\s*(?:since|because|which|i\.e\.)",
+    r"|\s+(?:because|since|which|per\s+\w+)\b|;\s"
+    r"|\s\(\s*(?:since|because|which|i\.e\.|(?:or\s+)?(?:about|approximately|roughly)\b|≈|\\approx)"
+    r"|\s[—–]\s",
     re.IGNORECASE,
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
+_LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
 _LEADING_APPROX = re.compile(
     r"^(?:approximately|about|roughly|around|nearly|almost|≈|\\approx)\s*", re.I
 )
@@ -58,7 +66,7 @@ _UNIT_TEXT = re.compile(
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
 _TRAILING_WORDS = re.compile(
-    r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,4}"
+    r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,6}"
     r"|(?<=\s)[mgsLlhK](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
 )
 # A one-letter unit after a number, then words: "1.5 m long", "3 s later".
@@ -84,6 +92,14 @@ _LEADING_COUNT = re.compile(
     r"^\s*(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?!(?:or|and|ou|et|oder|und)\b)[^\W\d_]{2,}"
 )
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
+_PERCENT_WORD = re.compile(
+    r"per\s?cent|percentage points?|pour\s?cent|por\s?ciento|por\s?cento|prozent|процент(?:а|ов)?",
+    re.IGNORECASE,
+)
+# "x = 2 (or x = 0)": a second answer offered in parentheses, as an afterthought.
+_PARENTHESISED_ALTERNATIVE = re.compile(
+    r"\s*\(\s*(?:or|ou|oder|o|或者?)\s+((?:\\[()]|[^()]){1,80})\)\s*[.。]?\s*$", re.IGNORECASE
+)
 _SEVERAL_ASSIGNMENTS = re.compile(
     r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)(?:\s|\\[,;:!]|\\q?quad)*"
     r"\\?[A-Za-z]\w*(?:_\{?\w+\}?)?\s*="
@@ -102,6 +118,11 @@ class StatedAnswer:
     head_variable: str = ""  # the argument a function head declares ("y" in f^{-1}(y))
     units: str = ""  # words or \\text{} after the number ("cm", "apples left")
     compound: bool = False  # "1 h 15 min", read as 1.25 (hours): one quantity in two units
+    # "x = 2 (or x = 0)": the alternative is offered as an afterthought, so even where both
+    # values are right the output never plainly committed to them.
+    afterthought: bool = False
+    # "approximately 15", "about 3 hours": the output's own words say the value is not exact.
+    approximate: bool = False
 
     @property
     def hedged(self) -> bool:
@@ -110,9 +131,21 @@ class StatedAnswer:
 
 def read_answer(raw: str) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it."""
-    text = unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", "")
+    text = scale_words(unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", ""))
+    afterthought = _PARENTHESISED_ALTERNATIVE.search(text)
+    if afterthought is not None and afterthought.start() > 0:
+        first = read_answer(text[: afterthought.start()])
+        other = read_answer(afterthought.group(1))
+        return replace(
+            first,
+            raw=raw,
+            alternatives=(first.expression, other.expression),
+            afterthought=True,
+        )
     text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
     text = _strip_wrappers(text)
+    # "about 10 of them": said before the sentence is reduced to its number
+    approximate = _LEADING_APPROX.match(text) is not None
     if _PROSE_WORDS.search(text):  # "sixteen percent", "eleven positive divisors"
         text = number_words(text)
     text = _keep_math_of_prose(text)
@@ -121,16 +154,23 @@ def read_answer(raw: str) -> StatedAnswer:
     if clause and clause.start() > 0:
         text = text[: clause.start()]
     text = _TRAILING.sub("", _strip_wrappers(text))
-    text = _LEADING_APPROX.sub("", _LEADING_WORD.sub("", text))
+    text = _LEADING_WORD.sub("", text)
+    leading_approx = _LEADING_APPROX.match(text)
+    text = text[leading_approx.end() :] if leading_approx else text
     approximation = ""
+    approximate = approximate or leading_approx is not None
     approx = _APPROX.search(text)
     if approx and approx.start() > 0:
         text, approximation = text[: approx.start()].strip(), text[approx.end() :].strip()
+        if _LONE_VARIABLE.fullmatch(text) and approximation:  # "x \approx 3.32" states 3.32
+            text = approximation
     compound = _compound_quantity(text)
     if compound is not None:
         text, units = compound
     else:
         text, units = _split_units(text)
+    if _PERCENT_WORD.fullmatch(units):  # "37.5 percent" is 37.5%
+        text, units = f"{text}\\%", ""
     alternatives = _alternatives(text)
     head, variable = "", ""
     head_match = _HEAD.match(text)
@@ -153,6 +193,7 @@ def read_answer(raw: str) -> StatedAnswer:
         head_variable=variable,
         units=units,
         compound=compound is not None,
+        approximate=approximate,
     )
 
 

@@ -18,6 +18,7 @@ from grading.answer_type import is_multi_part
 from grading.answers import is_sentence, read_answer
 from grading.candidates import (
     ANSWER_MARKER,
+    BOLD,
     BOXED,
     FINAL_MARKER,
     PLAIN_CUES,
@@ -75,6 +76,9 @@ _SENTENCE_CLOSERS = frozenset(".!?)]}$*\"'✓。！？")
 _CUT_LINE_WORDS = 8
 _WORDS = re.compile(r"[^\W\d_]+")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
+_HEAD_NOISE = re.compile(r"\s|\\[,;!]|^(?:therefore|thus|so|hence)", re.IGNORECASE)
+_MAX_HEAD_CHARS = 30
+_LAST_NUMBER = re.compile(r"(?<![\d.,])(\d+)$")
 
 
 def detect(
@@ -85,7 +89,7 @@ def detect(
 ) -> tuple[str, ...]:
     """The doubt codes (from grading.reasons) that the output's text raises."""
     if candidates is None:
-        candidates = find_candidates(sample.output)
+        candidates = find_candidates(sample.output, sample.problem)
     tail = sample.output[-TAIL_CHARS:]
     findings = []
     cut_off = (
@@ -93,6 +97,7 @@ def detect(
         or ends_in_false_arithmetic(tail, candidates)
         or stops_after_the_answer(sample.output, candidates)
         or sample.output.rfind("<think>") > sample.output.rfind("</think>")  # reply never began
+        or stops_inside_the_gold(sample.gold, tail)
     )
     if cut_off and (
         sample.finish_reason.strip().lower() == "length"
@@ -133,6 +138,21 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
         return True
     return _ends_inside_box(text[-MAX_BOX_CHARS:]) or _ends_inside_math(text)
+
+
+def stops_inside_the_gold(gold: str, tail: str) -> bool:
+    """True when the text stops, unpunctuated, on the first digits of a gold it wrote out
+    before ("Boys: 3 × 4 = 12 … the number of boys is 1"): cut off while writing it."""
+    text = tail[-_GOLD_WINDOW:].rstrip()
+    last = _LAST_NUMBER.search(text)
+    digits = gold.strip().strip("$").replace(",", "")
+    if last is None or not digits.isdigit() or len(last.group(1)) >= len(digits):
+        return False
+    written = text[: last.start()].replace(",", "")
+    return (
+        digits.startswith(last.group(1))
+        and re.search(rf"(?<![\d.]){digits}(?![\d.]\d|\d)", written) is not None
+    )
 
 
 def _ends_inside_math(text: str) -> bool:
@@ -208,6 +228,26 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
     marks = [i for i, c in enumerate(stated) if c.cue in (FINAL_MARKER, ANSWER_MARKER)]
     if marks:
         stated = [c for i, c in enumerate(stated) if c.cue != BOXED or i > marks[-1]]
+    final = candidates.final
+    if final is not None and final.cue != BOLD:
+        # A bold number inside a sentence of the working ("That's **9** numbers"), before
+        # the answer stated plainly, is emphasis; a bold line of its own is a headline answer
+        stated = [
+            c
+            for c in stated
+            if c.cue != BOLD or c.start >= final.start or _on_its_own_line(output, c)
+        ]
+    if final is not None and final.cue == BOXED:
+        # "f(1) = \boxed{0}" before "f(f(1)) = \boxed{1}": a box of another quantity
+        final_head = _box_head(output, final)
+        stated = [
+            c
+            for c in stated
+            if c.cue != BOXED
+            or c is final
+            or not final_head
+            or _box_head(output, c) in ("", final_head)
+        ]
     committed = [c.start for c in stated if c.weight >= 3]
     if committed:
         # A plain sentence after a committed answer elaborates on it ("If he buys 2 more…").
@@ -224,12 +264,27 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
     keys.pop("", None)
     if len(keys) > 1 and not _all_equal([read_answer(c.text).expression for c in keys.values()]):
         return True
-    final = candidates.final
     return (
         final is not None
         and final.cue == FINAL_MARKER
         and _hashes_contradict_line_before(output, final)
     )
+
+
+def _on_its_own_line(output: str, candidate: Candidate) -> bool:
+    line_start = output.rfind("\n", 0, candidate.start) + 1
+    line_end = output.find("\n", candidate.start)
+    line = output[line_start : line_end if line_end >= 0 else len(output)]
+    return _value_key(line.strip(" *#>-:")) == _value_key(candidate.text)
+
+
+def _box_head(output: str, box: Candidate) -> str:
+    """What a box is the value of: the left side of the equation it ends on its line
+    ("f(f(1))" in "Therefore $f(f(1)) = \\boxed{1}$"), or "" when it ends none."""
+    line = output[output.rfind("\n", 0, box.start) + 1 : box.start]
+    left, equals, _ = line.partition("=")
+    head = _HEAD_NOISE.sub("", left.rsplit("$", 1)[-1].rsplit("\\(", 1)[-1].rsplit("\\[", 1)[-1])
+    return head if equals and len(head) <= _MAX_HEAD_CHARS else ""
 
 
 def ends_in_false_arithmetic(tail: str, candidates: Candidates) -> bool:
@@ -290,6 +345,8 @@ def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     if not output[line_start : final.start + 1].lstrip().startswith("#"):
         return False
     previous = output[max(0, line_start - 500) : line_start].rstrip().rsplit("\n", 1)[-1]
+    if _OPENS_CHECK.match(previous):
+        return False  # "Check: in 12 years she is 48, and 48 = 2 * 24." checks, not answers
     # The line's result: after its last equals sign, else its last number.
     numbers = _NUMBER.findall(previous.rpartition("=")[2]) or _NUMBER.findall(previous)
     return bool(numbers) and _value_key(numbers[0 if "=" in previous else -1]) != _value_key(

@@ -38,7 +38,7 @@ def run_evaluator(
     try:
         if _reads_context(evaluator):
             if candidates is None:
-                candidates = find_candidates(sample.output)
+                candidates = find_candidates(sample.output, sample.problem)
             return evaluator.evaluate_in_context(sample, candidates, earlier)
         return evaluator.evaluate(sample.gold, sample.output)
     except MemoryError:
@@ -63,7 +63,7 @@ def evaluate_all(
     """Each evaluator's result as it finishes: string evaluators first, so a row stopped at
     its time limit still shows them, and evaluators that read the others' results last."""
     if candidates is None:
-        candidates = find_candidates(sample.output)
+        candidates = find_candidates(sample.output, sample.problem)
     finished: list[Evaluation] = []
     for evaluator in sorted(evaluators, key=_run_order):
         evaluation = run_evaluator(evaluator, sample, candidates, tuple(finished))
@@ -83,7 +83,7 @@ def grade_sample(
     The result lists the evaluations in the order of ``evaluators``, whatever order they ran in.
     """
     kind = answer_type.classify(sample.gold)
-    candidates = find_candidates(sample.output)
+    candidates = find_candidates(sample.output, sample.problem)
     finished: dict[str, Evaluation] = {}
     for evaluation in evaluate_all(sample, evaluators, candidates):
         finished[evaluation.evaluator] = evaluation

@@ -11,7 +11,7 @@ MESSAGES: dict[str, str] = {
     "multiple_answers": "The output gives more than one different final answer.",
     "options_listed": "The output lists several options instead of committing to one answer.",
     "truncated": "The output looks cut off before it finished.",
-    "hedged": "The output hedges between several answers.",
+    "hedged": "The output hedges: it offers several answers, or calls its answer a guess or an approximation.",
     "string_fallback": "The match rests only on math-verify's string fallback, not on parsed mathematics.",
     "rounding_match": "The numbers are equal only after rounding away a difference in magnitude.",
     "partial_match": "The prediction matches only part of a multi-part gold answer.",
@@ -36,6 +36,7 @@ MESSAGES: dict[str, str] = {
     "pair_or_interval": "The gold (a, b) can be a point or an open interval; the answer takes it as the interval, and the problem does not say which.",
     "interval_notation": "The interval is closed at infinity ([4, ∞]), a notation error some graders penalise.",
     "order_lost": "The answer gives the gold's values without their order (as a set, or in another order), and the question may need the order.",
+    "no_real_solution": "The answer says there is no real solution; the gold gives complex ones, and the problem may not be asking for real numbers only.",
     "judge_disagrees": "The LLM judge reached a different verdict from the jury.",
     "gold_suspect": "The gold answer looks malformed (it does not parse, or carries stray punctuation or text).",
 }

@@ -38,6 +38,7 @@ from grading.candidates.cues import (
 from grading.candidates.sentences import (
     MATH_SPAN,
     PROSE_WORD,
+    asked_unit,
     first_line,
     last_sentence,
     statement_after,
@@ -45,6 +46,7 @@ from grading.candidates.sentences import (
 
 __all__ = [
     "ANSWER_MARKER",
+    "BOLD",
     "BOXED",
     "CONCLUSION",
     "FINAL_MARKER",
@@ -114,8 +116,9 @@ class Candidates:
         return tuple(reversed(boxes)) if len(boxes) > 1 else ()
 
 
-def find_candidates(output: str) -> Candidates:
-    """Every stated answer in ``output`` and the final one."""
+def find_candidates(output: str, problem: str = "") -> Candidates:
+    """Every stated answer in ``output`` and the final one; the ``problem`` tells what the
+    question asks for, where two closing sentences state different quantities."""
     output = _reply_only(output)
     offset = max(0, len(output) - TAIL_CHARS)
     tail = output[offset:]
@@ -138,9 +141,7 @@ def find_candidates(output: str) -> Candidates:
     first = first_line(output, think_end)
     if first is not None:
         items.append(first)
-    last = last_sentence(tail, offset)
-    if last is not None:
-        items.append(last)
+    items.extend(last_sentence(tail, offset, asked_unit(problem)))
     items = _dedup(sorted(items, key=lambda c: c.start))
     items = [
         Candidate(c.text, c.start, c.cue, in_think=c.start < think_end) if think_end else c

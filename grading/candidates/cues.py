@@ -85,8 +85,9 @@ ANSWER_MARKER_PATTERN = re.compile(
     r"(?:\b(?:the\s+)?answer\s*(?:is\b|:|=)|\bcorrect\s+(?:answer|option|choice)\s+is\b"
     r"|\b(?:answer|option|choice)\s+is\b|\bla\s+réponse\s+est\b|\bréponse\s*:|\bla\s+respuesta\s+es\b"
     r"|\brespuesta\s*:|\ba\s+resposta\s+é\b|\bresposta\s*:|\bdie\s+antwort\s+ist\b|\bantwort\s*:"
-    r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：))[\s*:：]*",
-    re.IGNORECASE,
+    r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：)|^[ \t*]*答\s*[:：]"
+    r"|\b(?:ergebnis|resultado|résultat|risposta|antwoord|odpowiedź)\s*\**\s*[:：])[\s*:：]*",
+    re.IGNORECASE | re.MULTILINE,
 )
 # Substrings (lower-cased) that every match of the marker patterns contains.
 FINAL_MARKER_HINTS = ("final", "####", "finale", "最终")
@@ -99,8 +100,13 @@ ANSWER_MARKER_HINTS = (
     "resposta",
     "antwort",
     "ответ",
-    "答案",
-    "答え",
+    "答",
+    "ergebnis",
+    "resultado",
+    "résultat",
+    "risposta",
+    "antwoord",
+    "odpowied",
 )
 
 

@@ -64,6 +64,10 @@ _VERB = re.compile(
 )
 
 
+_BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
+# A verb followed by what it states ("is Carol", "are 12").
+_STATED_BY_VERB = re.compile(r"\b(?:is|are|was|were|equals?)\s+\S")
+_STATES_A_VALUE = re.compile(r"\d|\\[A-Za-z]|\$")
 _STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
 
 
@@ -71,6 +75,16 @@ _STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
 _INNER_CONCLUSION = re.compile(r"[,;]\s*(?:so|thus|therefore|hence)\b[\s,:]*", re.IGNORECASE)
 
 
+# A clause after the answer that sets another value aside: "…, and $x = -2$ is rejected",
+# "(x = -2 is extraneous)", "…, since $x = -3$ does not satisfy the domain".
+_REJECTED_CLAUSE = re.compile(
+    r"(?:[,;]\s*(?:and|while|whereas|but|since|because|as)?|\s\(|\s(?:and|while|whereas|but))\s*"
+    r"[^,;()]{0,60}?\b(?:is|are|was|were|must be|gets?|being)\s+(?:rejected|discarded|extraneous"
+    r"|excluded|ruled out|invalid|not (?:a |an )?(?:valid |allowed |admissible )?(?:solutions?|roots?))"
+    r"\b.*$|[,;]\s*(?:and|while|but|since|because|as)?\s*[^,;]{0,60}?\b(?:does not|doesn't"
+    r"|do not|don't|cannot|can't) (?:work|satisfy|check)\b.*$",
+    re.IGNORECASE,
+)
 _FIRST_EQUALS = re.compile(r"[^=]*?=(?!=)")
 
 
@@ -97,6 +111,7 @@ _LEAD = re.compile(r"[\s$*:(\\\[]*")
 
 
 LAST_SENTENCES_CHARS = 1500
+
 _TRAILING_STOP = re.compile(r"[.!?。]+$")
 
 
@@ -155,12 +170,16 @@ def first_line(output: str, reply_start: int) -> Candidate | None:
     return None
 
 
-def last_sentence(tail: str, offset: int) -> Candidate | None:
+def last_sentence(tail: str, offset: int, asked: str = "") -> tuple[Candidate, ...]:
     """What the last sentence says the answer is (a side remark after it does not count).
 
     The predicate is what follows the sentence's last verb or colon outside mathematics; a
     sentence that is all mathematics ("Total = 48 = 8 \\times 6") is itself the statement. A
     last line that is a bare answer ("YES", "(B)") is stated plainly, like a first line.
+    When the last sentence only remarks on something ("On the last day she reads 10 pages")
+    and the sentence just before it concludes with the quantity the question asks for
+    (``asked``: "days" in "How many days …?", "So it takes her 17 days"), the conclusion is
+    the statement and the remark elaborates on it.
     """
     # The last sentences live in the last stretch of the tail; a sentence longer than that is
     # no answer statement, so the rest is not split into sentences at all.
@@ -169,6 +188,7 @@ def last_sentence(tail: str, offset: int) -> Candidate | None:
     text = _TRAILING_STOP.sub("", flatten_display(tail[window:].rstrip()))
     ends = [0, *(m.end() for m in SENTENCE_END.finditer(text))]
     stop = len(text)
+    remark: Candidate | None = None  # the last sentence, when it only remarks
     for start in reversed(ends):
         sentence = _TRAILING_STOP.sub("", text[start:stop].rstrip())
         stop = start
@@ -181,10 +201,75 @@ def last_sentence(tail: str, offset: int) -> Candidate | None:
             or ANSWER_MARKER_PATTERN.search(sentence)
             or FINAL_MARKER_PATTERN.search(sentence)
         ):
-            return None  # a statement already found with a stronger cue
+            break  # a statement already found with a stronger cue
         own_line = start == 0 or text[start - 1] == "\n"
-        return _predicate(sentence, offset + start, own_line)
-    return None
+        if remark is None:
+            if offset == 0 and text.strip() == sentence.strip() and _OPTION_LINE.match(sentence):
+                # A reply that is one option ("(C) 12") chooses it; in a longer reply such a
+                # line is one of a list of options.
+                return (Candidate(sentence.strip(), start, CONCLUSION),)
+            candidate = _predicate(sentence, offset + start, own_line)
+            if candidate is not None and candidate.cue != LAST_SENTENCE:
+                return (*_first_clause(sentence, offset + start, own_line), candidate)
+            if candidate is None:
+                return ()
+            remark = candidate
+            continue
+        # Only the sentence right before the remark, and not one that introduces what
+        # follows ("So we need 4 times as much oil:").
+        if _CONCLUSION_WORDS.match(sentence) and not sentence.rstrip().endswith(":"):
+            conclusion = _predicate(sentence, offset + start, own_line)
+            if (
+                conclusion is not None
+                and conclusion.cue == CONCLUSION
+                and _STATES_A_VALUE.search(conclusion.text)
+                and _names(conclusion.text, asked)
+                and not _names(remark.text, asked)
+            ):
+                return (conclusion, remark)
+        break
+    return (remark,) if remark is not None else ()
+
+
+_ASKED_UNIT = re.compile(
+    r"\bhow\s+(?:many|much)\s+(?:more\s+|fewer\s+|less\s+|of\s+(?:the\s+)?)?([a-z]{3,})",
+    re.IGNORECASE,
+)
+
+
+def asked_unit(problem: str) -> str:
+    """What the question counts or measures: "days" in "How many days does it take?"."""
+    found = _ASKED_UNIT.findall(problem[-600:])
+    return found[-1].lower() if found else ""
+
+
+def _names(text: str, unit: str) -> bool:
+    """``text`` gives a number of the unit ("17 days", "1 day", "$1\\frac{1}{2}$ cups")."""
+    stem = unit[:-1] if unit.endswith("s") else unit
+    return bool(unit) and (
+        re.search(rf"[\d}}$]\s*(?:[a-z]+\s+)?{re.escape(stem)}", text, re.IGNORECASE) is not None
+    )
+
+
+# ", and" between two clauses that each state something ("the tallest is Carol, and Dan is
+# the shortest").
+_AND_CLAUSE = re.compile(r",\s+(?:and|while|whereas)\s+")
+
+
+def _first_clause(sentence: str, begin: int, own_line: bool) -> tuple[Candidate, ...]:
+    """What the first of two joined clauses states, when each states something: the predicate
+    of the whole sentence reads only the second, and either may answer the question."""
+    masked = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), sentence)
+    joints = list(_AND_CLAUSE.finditer(masked))
+    if not joints or _REJECTED_CLAUSE.search(masked):
+        return ()
+    joint = joints[-1]
+    first, second = masked[: joint.start()], masked[joint.end() :]
+    # "The integers are 44, 46, and 48, and the largest is 48": a list first states no rival
+    if "," in first or not (_STATED_BY_VERB.search(first) and _STATED_BY_VERB.search(second)):
+        return ()
+    clause = _predicate(sentence[: joint.start()], begin, own_line)
+    return (clause,) if clause is not None and clause.cue != LAST_SENTENCE else ()
 
 
 def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
@@ -197,6 +282,9 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     if _OPTION_LINE.match(body):
         return None  # "D: 32", one line of a list of options, states no choice
     masked = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), body)
+    rejected = _REJECTED_CLAUSE.search(masked)
+    if rejected is not None:  # "x = 4, and x = -2 is rejected": the rejected value is no answer
+        body, masked = body[: rejected.start()], masked[: rejected.start()]
     label = _LABEL.match(masked)
     if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
         return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
@@ -204,6 +292,10 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         # A line of mathematics the output ends on ("Total = 48 = 8 \\times 6") states it.
         cue = CONCLUSION if conclusive or own_line else LAST_SENTENCE
         return Candidate(body.strip(), begin + body_start, cue) if body.strip() else None
+    bold = [m for m in _BOLD_VALUE.finditer(body) if "\x00" not in masked[m.start() : m.end()]]
+    if len(bold) == 1:  # "So 12 pencils cost **$420**": the sentence states what it bolds
+        cue = CONCLUSION if conclusive else STATEMENT
+        return Candidate(bold[0].group(1).strip(), begin + body_start + bold[0].start(), cue)
     inner = _last_match(_INNER_CONCLUSION, masked)
     if inner is not None:  # "…, so x < 2 or x > 5": the clause after "so" concludes
         return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)

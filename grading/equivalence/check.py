@@ -258,7 +258,9 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
         return base
     if _CLOCK.match(gold) or _CLOCK.match(answer):  # "4:30 p.m." is a time, not a ratio
         return Comparison(_same_time(gold, answer), "synonym")
-    gold, answer = _decimal_commas(gold, answer)
+    read_commas = _decimal_commas(gold, answer)
+    commas = ("decimal_commas",) if read_commas != (gold, answer) else ()
+    gold, answer = read_commas
     # "\\log_2 3" is \\frac{\\ln 3}{\\ln 2}, whatever follows it
     gold, answer = _LOG_BASE.sub(_natural_logs, gold), _LOG_BASE.sub(_natural_logs, answer)
     # "\\frac134" is \\frac{1}{3}4: a \\frac of bare digits takes one digit each
@@ -273,7 +275,9 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     verified = compare(gold_parsed, answer_parsed)
     if verified.correct:
         rounded = equal_only_after_rounding(verified.gold_value, verified.pred_value)
-        return Comparison(True, "verify", string_only=verified.string_only, rounded=rounded)
+        return Comparison(
+            True, "verify", string_only=verified.string_only, rounded=rounded, rewrites=commas
+        )
     (rewritten_gold, gold_rewrites), (rewritten_answer, rewrites) = (
         all_rewrites(gold),
         all_rewrites(answer),
@@ -283,7 +287,7 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     if (rewritten_gold, rewritten_answer) != (gold, answer):
         gold_parsed, answer_parsed = parse_answer(rewritten_gold), parse_answer(rewritten_answer)
         if compare(gold_parsed, answer_parsed).correct:
-            return Comparison(True, "rewrite", rewrites=gold_rewrites + rewrites)
+            return Comparison(True, "rewrite", rewrites=commas + gold_rewrites + rewrites)
     if not gold_parsed.values or not answer_parsed.values:
         return Comparison(None)
     return _compare_structures(gold_parsed.values[0], answer_parsed.values[0], allow_rename)

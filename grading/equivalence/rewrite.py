@@ -47,8 +47,17 @@ _UNICODE = str.maketrans(
         "⅜": "\\frac{3}{8}",
         "⅝": "\\frac{5}{8}",
         "⅞": "\\frac{7}{8}",
+        # Full-width forms of ASCII (Chinese and Japanese text: "（或 x = 0）", "１２", "："),
+        # and the ideographic comma.
+        **{chr(code): chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)},
+        "、": ",",
     }
 )
+# Runs of superscript and subscript characters: "10⁻¹⁹" is 10^{-19}, "x₁₂" is x_{12}.
+_SUPERSCRIPT_CHARS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
+_SUBSCRIPT_CHARS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋₊", "0123456789-+")
+_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ]*[⁰¹⁴⁵⁶⁷⁸⁹⁻⁺ⁿ][⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ]*|[²³]{2,}")
+_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉₋₊]+")
 # \langle a, b \rangle anywhere; bare < and > only around a whole answer ("<1, -2>"), since
 # elsewhere they compare ("x < -1, x > 2").
 _ANGLE_TUPLE = re.compile(
@@ -94,7 +103,9 @@ _BASE = re.compile(r"^\(?([0-9A-Fa-f]+)\)?_\{?(\d{1,2})\}?$")
 
 
 def unicode_to_latex(text: str) -> str:
-    """Unicode mathematics (−, ×, √, π, ≤, ⟨⟩) in the LaTeX math-verify reads."""
+    """Unicode mathematics (−, ×, √, π, ≤, ⟨⟩, ⁻¹⁹) in the LaTeX math-verify reads."""
+    text = _SUPERSCRIPTS.sub(lambda m: f"^{{{m.group(0).translate(_SUPERSCRIPT_CHARS)}}}", text)
+    text = _SUBSCRIPTS.sub(lambda m: f"_{{{m.group(0).translate(_SUBSCRIPT_CHARS)}}}", text)
     text = text.translate(_UNICODE)
     return re.sub(r"\\sqrt(?=\d)(\d+(?:\.\d+)?)", r"\\sqrt{\1}", text)
 
@@ -164,6 +175,29 @@ def set_builder(text: str) -> str:
     condition, which is then read as the interval it describes."""
     match = _SET_BUILDER.fullmatch(text.strip())
     return match.group(1).strip() if match else text
+
+
+def scale_words(text: str) -> str:
+    """``2.5 million`` is ``2.5\\times 10^{6}``; ``3 thousand``, ``1.2 billion`` alike."""
+    return _SCALE_WORD.sub(
+        lambda m: f"{m.group(1)}\\times 10^{{{_SCALE_EXPONENTS[m.group(2).lower()]}}}", text
+    )
+
+
+def unit_vectors(text: str) -> str:
+    """``\\mathbf{i} - 2\\mathbf{j}`` (``3\\hat{i} + 4\\hat{j} - \\hat{k}``, ``2i + 3j``) is the
+    tuple ``(1, -2)``: a vector written with the unit vectors. A lone ``i`` stays the
+    imaginary unit: plain letters count only when ``j`` or ``k`` is there too."""
+    plain = _DECORATED_UNIT.sub(r"\1", text)
+    if not _UNIT_VECTOR_SUM.fullmatch(plain) or (plain == text and not re.search("[jk]", plain)):
+        return text
+    components = dict.fromkeys("ijk", "")
+    for sign, coefficient, unit in _UNIT_VECTOR_TERM.findall(plain):
+        if components[unit]:
+            return text  # "i + i" names no vector by its components
+        components[unit] = ("-" if sign == "-" else "") + (coefficient or "1")
+    units = "ijk" if components["k"] else "ij"
+    return f"({', '.join(components[u] or '0' for u in units)})"
 
 
 def e_notation(text: str) -> str:
@@ -278,6 +312,17 @@ def base_digits(text: str) -> tuple[str, int] | None:
 # Rewrites that change the form of an answer (a fraction written as a repeating decimal),
 # not just its spelling (Unicode signs, e-notation): a problem that asks for a form cares.
 FORM_REWRITES = frozenset({"repeating_decimals", "mixed_numbers", "angle_brackets_to_tuple"})
+_SCALE_EXPONENTS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_SCALE_WORD = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
+# The unit vectors i, j, k, written bold, with a hat or an arrow, and sums of their multiples.
+_DECORATED_UNIT = re.compile(
+    r"\\(?:mathbf|hat|vec|boldsymbol|bf|mathrm)\s*\{\s*([ijk])\s*\}|\\(?:hat|vec)\s+([ijk])\b"
+)
+_UNIT_VECTOR_TERM = re.compile(r"([-+]?)\s*(\d+(?:\.\d+)?)?\s*(?:\\,|\\cdot)?\s*([ijk])")
+_UNIT_VECTOR_SUM = re.compile(
+    r"\s*[-+]?\s*(?:\d+(?:\.\d+)?)?\s*(?:\\,|\\cdot)?\s*[ijk]"
+    r"(?:\s*[-+]\s*(?:\d+(?:\.\d+)?)?\s*(?:\\,|\\cdot)?\s*[ijk])*\s*"
+)
 _ORDER = (
     unicode_to_latex,
     angle_brackets_to_tuple,
@@ -288,6 +333,8 @@ _ORDER = (
     nested_lists_to_matrix,
     repeating_decimals,
     e_notation,
+    scale_words,
+    unit_vectors,
     mixed_numbers,
     degrees_in_trigonometry,
 )

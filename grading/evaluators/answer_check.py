@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, is_sentence, read_answer
@@ -39,6 +40,16 @@ TAIL_CHARS = 3000  # where an output rounds the exact value it found
 _MERIDIEM = re.compile(r"(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?", re.IGNORECASE)
 _CENTS = re.compile(r"(?:cents?|¢|c)\b", re.IGNORECASE)  # "60 cents in change"
 _OFFERS_ANOTHER = re.compile(r"\bor\b|\bou\b|\boder\b", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")
+# The words just before a stated answer that call it approximate ("approximately **15**").
+_APPROXIMATELY = re.compile(
+    r"(?:\b(?:approximately|about|roughly|around|nearly|almost)|≈|\\approx)[\s*$(\\]*$", re.I
+)
+_ROUNDING_ASKED = re.compile(
+    r"\bround|\bnearest\b|\bestimat|\bapproximat|\bto \w+ (?:decimal|significant)", re.IGNORECASE
+)
+_DECIMAL_GOLD = re.compile(r"\d\.\d")
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 
 
@@ -84,6 +95,11 @@ def _grade_math(
         "gold_latex": gold,
     }
     signals: list[str] = []
+    if stated.hedged and _all_equal(stated.alternatives):
+        # "$\\frac{1}{2}$ (or 0.5)": one value written two ways, not a choice between values
+        stated = replace(stated, alternatives=(), afterthought=False)
+    if stated.afterthought:
+        signals.append("hedged")
     if stated.hedged and multi_part:  # "either 3 or 5" for the gold "3, 5" lists its values
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
@@ -101,7 +117,20 @@ def _grade_math(
     signals.extend(
         _comparison_signals(comparison, stated, gold, sample.problem, sample.output[-TAIL_CHARS:])
     )
+    called_approximate = stated.approximate or _APPROXIMATELY.search(
+        sample.output[max(0, final.start - 30) : final.start]
+    )
+    if (
+        correct
+        and called_approximate
+        and not _DECIMAL_GOLD.search(gold)
+        and not _ROUNDING_ASKED.search(sample.problem[-2000:])
+    ):
+        signals.append("hedged")  # "approximately 15" for 15: the output did not commit to it
     signals.extend(forms.unit_signals(gold, stated, sample.problem))
+    if correct and "decimal_commas" in comparison.rewrites and not _WORD.search(sample.output):
+        # "2,5" alone: a decimal comma, or the list 2, 5; no word around it says which
+        signals.append("number_format")
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
     if not correct:
@@ -127,7 +156,10 @@ def _grade_math(
 
 
 def _lists_values(expression: str) -> bool:
-    """True for "7 and 13" or "3, 5", not for "14{,}916" or "32,\\! 349"."""
+    """True for "7 and 13" or "3, 5", not for "14{,}916", "32,\\! 349" or the decimal comma
+    of "8,25"."""
+    if _DECIMAL_COMMA.fullmatch(expression.strip()):
+        return False
     return is_multi_part(thousands_separators(re.sub(r"\\[!,;]|(?<=,)\s+", "", expression)))
 
 
@@ -229,6 +261,11 @@ def _given_in(value: str, problem: str) -> bool:
     a reader that took it from a restated question read the data, not the answer."""
     bare = re.sub(r"\s|\$", "", value)
     return len(bare) >= 2 and bare in re.sub(r"\s|\$", "", problem)
+
+
+def _all_equal(values: tuple[str, ...]) -> bool:
+    first, *rest = values
+    return all(_equal(first, other) for other in rest)
 
 
 def _equal(first: str, second: str) -> bool:

@@ -38,7 +38,8 @@ _QUOTIENT = re.compile(r"(\d{1,9})\s*(?:÷|/|\\div)\s*(\d{1,9})\s*=\s*(\d{1,9})(
 _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
     r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
-    r"|more or less|kind of|sort of)\b",
+    r"|more or less|kind of|sort of|technically|strictly speaking|loosely speaking"
+    r"|for (?:all )?practical purposes|in (?:a|one|some|certain)\s+(?:[a-z]+\s+)?sense)\b",
     re.IGNORECASE,
 )
 # "true when x is nonnegative": an answer that holds only under a condition.
@@ -102,7 +103,7 @@ def _choice_misreads(
             stated.update(options.named_letters(candidate.text)[:1])
         else:
             stated.update(
-                "yes" if _polarity(m.group(1)) else "no"
+                "yes" if _stated_polarity(candidate.text, m) else "no"
                 for m in _YES_NO_WORD.finditer(candidate.text[:80])
             )
     return tuple(
@@ -139,7 +140,10 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             # The letter it opens with; later ones are options it rules out ("D, not A").
             letter = letters[0]
             value = options.strip_letter(final.text)
-            named = _option_with_value(listed, value)
+            named = _option_with_value(listed, value) or _option_with_value(
+                listed,
+                _last_result(sample.output[max(0, final.start - _RESULT_REACH) : final.start]),
+            )
             if named and named != letter:
                 signals.append("letter_value_mismatch")
         elif listed:
@@ -160,6 +164,25 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
     return letter, signals
 
 
+# How far before the committed letter the result it should name is looked for.
+_RESULT_REACH = 300
+_RESULT = re.compile(r"=\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*[.!]?\s*$")
+_OPTION_MENTION = re.compile(r"\(?\b[A-E]\)|\b[A-E]\s*[:.]\s|\boptions?\b", re.IGNORECASE)
+
+
+def _last_result(working: str) -> str:
+    """The number the working's last sentence ends on ("… so 24 / 2 = 12." just before "The
+    answer is (D)"); none when the working goes through the options, or the sentence denies
+    it ("Note it is not (3 + 4)^2 = 49")."""
+    if _OPTION_MENTION.search(working):
+        return ""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", working) if s.strip()]
+    if not sentences or _NEGATED.search(sentences[-1]):
+        return ""
+    result = _RESULT.search(sentences[-1])
+    return result.group(1) if result else ""
+
+
 def _option_with_value(listed: dict[str, str], value: str) -> str | None:
     """The one option whose text has the value of ``value`` ("12" names "B) 12")."""
     stated = read_answer(value).expression
@@ -178,7 +201,9 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
     signals = []
     polarities = []
     for candidate in candidates.standing:
-        words = {_polarity(m.group(1)) for m in _YES_NO_WORD.finditer(candidate.text[:80])}
+        words = {
+            _stated_polarity(candidate.text, m) for m in _YES_NO_WORD.finditer(candidate.text[:80])
+        }
         if len(words) == 1 and candidate.weight >= 2:
             polarities.append((candidate, words.pop()))
         elif len(words) > 1 and candidate is candidates.final:
@@ -243,7 +268,7 @@ def _affirms_question(sample: Sample) -> bool:
     """A "no" whose explanation says the question's own term of its subject ("Is 2^61 - 1
     prime?" … "No. … Pervushin proved that it is prime")."""
     explanation = sample.output[-600:]
-    for term in _question_terms(sample.problem) - _KINDS:
+    for term in _predicate_term(sample.problem):
         for match in re.finditer(
             rf"(?:\b(?:it|this number|this|which|the \w+)|\$([^$\n]{{1,40}})\$)\s+is\s+"
             rf"(?:(?:a|an|indeed|also|actually|therefore|thus)\s+)?{re.escape(term)}\b",
@@ -285,6 +310,7 @@ _CONDITION = re.compile(r"\b(?:if|whether|when|unless)\s+$", re.IGNORECASE)
 
 
 _QUESTION = re.compile(r"[^.!?\n]{8,300}\?")
+_MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)|\\[A-Za-z]+")
 _STATEMENT_WORD = re.compile(r"\d+|[A-Za-z]{2,}")
 _FILLER = frozenset("is are the an of does do it its be".split())
 _RESTATED_SHARE = 0.8  # of the question's words, in one plain sentence of the explanation
@@ -297,17 +323,37 @@ def _restates_the_question(problem: str, explanation: str) -> bool:
     questions = _QUESTION.findall(problem[-400:])
     if not questions:
         return False
-    question = [word.lower() for word in _STATEMENT_WORD.findall(questions[-1])]
-    asked = set(question) - _QUESTION_WORDS - _FILLER
+    # Filler words left out, so "Is A greater than B?" and "A is larger than B" line up.
+    question = _plain_words(questions[-1])
+    asked = set(question) - _QUESTION_WORDS
     if len(asked) < 3:
         return False
     for sentence in re.split(r"[.;!?\n]", explanation):
         if _NEGATED.search(sentence):
             continue
-        run = _longest_common_run(question, [w.lower() for w in _STATEMENT_WORD.findall(sentence)])
+        run = _longest_common_run(question, _plain_words(sentence))
         if len(asked.intersection(run)) >= _RESTATED_SHARE * len(asked):
             return True
     return False
+
+
+# Words that say the same of a comparison, as the question's word.
+_SYNONYMS = {
+    "larger": "greater",
+    "bigger": "greater",
+    "more": "greater",
+    "higher": "greater",
+    "exceeds": "greater",
+    "smaller": "less",
+    "fewer": "less",
+    "lower": "less",
+}
+
+
+def _plain_words(text: str) -> list[str]:
+    """The words of ``text``, lower-cased, fillers left out and comparatives made one word."""
+    words = (word.lower() for word in _STATEMENT_WORD.findall(text))
+    return [_SYNONYMS.get(word, word) for word in words if word not in _FILLER]
 
 
 def _longest_common_run(first: list[str], second: list[str]) -> list[str]:
@@ -325,14 +371,17 @@ def _longest_common_run(first: list[str], second: list[str]) -> list[str]:
     return second[best_end - best : best_end]
 
 
-def _question_terms(problem: str) -> set[str]:
-    """The words of the question (its last sentence) that a yes or a no is about."""
-    question = re.split(r"(?<=[.!])\s", problem[-300:])[-1]
-    return {
-        word.lower()
-        for word in re.findall(r"[A-Za-z][A-Za-z-]{3,}", question)
-        if not word.lower().startswith(("non", "un", "in")) and word.lower() not in _QUESTION_WORDS
-    }
+def _predicate_term(problem: str) -> tuple[str, ...]:
+    """What the question asks of its subject: its last term ("prime" in "Is 2^61 - 1 a prime
+    number?", "square" in "Is every rectangle a square?"), not the subject, which an
+    explanation names freely ("a rectangle with sides 2 and 5 … is a rectangle")."""
+    question = re.split(r"(?<=[.!])\s", problem[-300:])[-1].split("?")[0]
+    words = re.findall(r"[A-Za-z][A-Za-z-]{3,}", _MATH.sub(" ", question))
+    for word in reversed(words):
+        term = word.lower()
+        if term not in _QUESTION_WORDS and term not in _KINDS:
+            return () if term.startswith(("non", "un", "in")) else (term,)
+    return ()
 
 
 def _factors_the_prime(sample: Sample) -> bool:
@@ -350,6 +399,20 @@ def _factors_the_prime(sample: Sample) -> bool:
             if int(divisor) * int(quotient) == int(number):
                 return True
     return False
+
+
+# "not true", "isn't correct", "is not false": a negated truth word says the opposite.
+_NEGATES = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_TRUTH_WORDS = frozenset({"true", "false", "correct", "incorrect"})
+
+
+def _stated_polarity(text: str, match: re.Match) -> bool:
+    """What a yes/no word found in ``text`` says, with "not" before a truth word counted."""
+    polarity = _polarity(match.group(1))
+    negated = match.group(1).lower() in _TRUTH_WORDS and _NEGATES.search(
+        text[max(0, match.start() - 20) : match.start()]
+    )
+    return not polarity if negated else polarity
 
 
 def _polarity(word: str) -> bool:

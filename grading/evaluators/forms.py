@@ -49,6 +49,7 @@ _COMMANDS = re.compile(r"\\[A-Za-z]+|\\text\{[^{}]*\}")
 _EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)[^=,;]*$")
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
 _PERCENT = re.compile(r"\\%|%|\bpercent\b")
+_ONE_COMMA_GROUP = re.compile(r"-?\d{1,3},\d{3}")
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
 _PI = re.compile(r"\\pi|π")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -59,6 +60,13 @@ _ANY_ORDER = re.compile(
     r"\ball (?:the )?(?:real |possible |integer |complex )?(?:solutions|roots|values|zeros"
     r"|numbers)|\bany order\b|\bseparated by commas\b|\bsolutions?\b|\broots\b|\bsolve\b",
     re.IGNORECASE,
+)
+_FRAC = re.compile(r"\\[dt]?frac\s*(?=\{)")
+_SLASH_ROOT = re.compile(r"/\s*\(?\s*\\sqrt")
+_SCIENTIFIC_REQUEST = re.compile(r"\bscientific notation\b", re.IGNORECASE)
+# The coefficient of a power of ten: "45 \times 10^{-5}", "0.45 \cdot 10^3", "45e-5".
+_SCIENTIFIC_COEFFICIENT = re.compile(
+    r"^\s*-?(\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*|×)\s*10\s*\^|^\s*-?(\d+(?:\.\d+)?)[eE][-+]?\d"
 )
 _RADICAND = re.compile(r"\\sqrt\s*\{?\s*(\d{1,6})\s*\}?")
 # The notation an answer is written in, by the first pattern that matches.
@@ -114,6 +122,7 @@ def form_signals(
     expand = _EXPAND_REQUEST.search(request) is not None
     if (
         (simplify and less_simplified(gold, stated.expression))
+        or (_SCIENTIFIC_REQUEST.search(request) and _unnormalised_scientific(stated.expression))
         or (factor and factoring_incomplete(gold, stated.expression))
         or (expand and factoring_incomplete(stated.expression, gold))
     ):
@@ -196,6 +205,9 @@ def unit_signals(gold: str, stated: StatedAnswer, problem: str) -> list[str]:
     dotted = _DOTTED_THOUSANDS.search(answer)
     if dotted and compare_values(gold, dotted.group(0).replace(".", "")).equal:
         found.append("number_format")  # "12.500" where the gold is 12500
+    grouped = _ONE_COMMA_GROUP.fullmatch(stated.expression.strip())
+    if grouped and compare_values(gold, stated.expression.replace(",", ".")).equal:
+        found.append("number_format")  # "1,234" where the gold is 1.234 (a decimal comma)
     return found
 
 
@@ -221,10 +233,45 @@ def less_simplified(gold: str, answer: str) -> bool:
     reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer))
     if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold)):
         return True
+    if _root_in_denominator(answer) and not _root_in_denominator(gold):
+        return True  # "\frac{\sqrt{3}}{\sqrt{2}}" where rationalising was the task
     radicals = _RADICAND.findall(answer)
     if len(radicals) != len(set(radicals)) and len(_RADICAND.findall(gold)) < len(radicals):
         return True  # "\sqrt{2} + 4\sqrt{2}" for "5\sqrt{2}"
     return notation(answer) == "fraction" and notation(gold) in ("plain", "radical")
+
+
+def _root_in_denominator(text: str) -> bool:
+    """A root in a denominator: "\\frac{\\sqrt{3}}{\\sqrt{2}}", "\\frac{1}{2 + \\sqrt{3}}", "3/\\sqrt{6}"."""
+    if _SLASH_ROOT.search(text):
+        return True
+    for match in _FRAC.finditer(text):
+        numerator_end = _group_end(text, match.end())
+        if numerator_end < 0 or text[numerator_end : numerator_end + 1] != "{":
+            continue
+        denominator_end = _group_end(text, numerator_end)
+        if "\\sqrt" in text[numerator_end:denominator_end]:
+            return True
+    return False
+
+
+def _group_end(text: str, start: int) -> int:
+    """Where the braced group opening at ``start`` ends (just past its "}"), or -1."""
+    depth = 0
+    for index in range(start, min(len(text), start + 400)):
+        depth += (text[index] == "{") - (text[index] == "}")
+        if depth == 0:
+            return index + 1
+    return -1
+
+
+def _unnormalised_scientific(answer: str) -> bool:
+    """A power of ten whose coefficient is not between 1 and 10 ("45 \\times 10^{-5}")."""
+    match = _SCIENTIFIC_COEFFICIENT.match(answer)
+    if match is None:
+        return False
+    coefficient = float(match.group(1) or match.group(2))
+    return not 1 <= coefficient < 10
 
 
 def _has_square_factor(n: int) -> bool:

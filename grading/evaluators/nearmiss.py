@@ -37,6 +37,9 @@ _UNIT_WORD = re.compile(
     r"(?:\^?\{?[23]\}?|²|³)?(?![A-Za-z])",
     re.IGNORECASE,
 )
+# "no real solutions" where the gold gives complex ones ("-1 \\pm 2i").
+_NO_REAL = re.compile(r"\bno real\b|\bnot real\b|\bnon-?real\b", re.IGNORECASE)
+_COMPLEX_UNIT = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])")
 _PERCENT = re.compile(r"\\%|%|\bpercent\b", re.IGNORECASE)
 _ANGLE_WORDS = re.compile(r"\bangle|\bdegrees?\b|\bargument\b|\^\s*\{?\\circ|°", re.IGNORECASE)
 _PI = re.compile(r"\\pi|π")
@@ -65,6 +68,8 @@ def near_miss_signals(
         found.append("constant_of_integration")
     if _MANY_ANSWERS.search(_question(sample.problem)):
         found.append("many_answers")
+    if _NO_REAL.search(stated.raw) and _COMPLEX_UNIT.search(gold):
+        found.append("no_real_solution")
     return found
 
 

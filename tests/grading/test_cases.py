@@ -13,9 +13,8 @@ from grading import cases
 from grading.evaluators import DEFAULT_EVALUATORS
 
 CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "grading-cases"
-# Our own held-out sets, realistic outputs written by someone who never saw the engine: 160
-# written first, then two sets of 100 (A was used to find kinds of mistakes; B was measured
-# and never looked at, see docs/grading.md).
+# Our own held-out sets, written by people who never saw the engine (docs/grading.md says which
+# folds of each were looked at to find kinds of mistakes and which were only measured).
 DATA_DIR = Path(__file__).resolve().parent / "data"
 WRITTEN = DATA_DIR / "written_realistic.jsonl"
 # file: (most silent errors, most rows flagged)
@@ -27,6 +26,10 @@ DATA_FLOORS = {
     "heldout_realistic_D.jsonl": (1, 29),
     "heldout_peer_E.jsonl": (2, 29),
     "peer_mario_eval.jsonl": (2, 13),
+    # Written for the fourth pass (docs/grading.md): 21, 8 and 9 silent errors on arrival.
+    "heldout_realistic_F.jsonl": (9, 44),
+    "heldout_realistic_G.jsonl": (5, 35),
+    "heldout_peer_H.jsonl": (1, 39),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
@@ -54,7 +57,10 @@ FLOORS = {
         {"answer_check": 233, "math_verify": 281, "math_verify_strict": 92, "strict": 25,
          "flex": 245, "exact": 67},
         3,
-        49,
+        # 49 -> 50: "1000,99" alone against 1000.99 is flagged number_format: with no word
+        # around it, a decimal comma and a list of two numbers are both readings (held-out H
+        # labels such outputs ambiguous).
+        50,
     ),
     "seed_examples.jsonl": ({"answer_check": 10, "math_verify": 7, "flex": 8, "exact": 5, "choice": 6}, 0, 5),
     "xwin_math_readme.jsonl": ({"answer_check": 13, "math_verify": 14, "strict": 2, "flex": 16, "exact": 4}, 0, 3),

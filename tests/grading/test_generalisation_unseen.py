@@ -1,0 +1,313 @@
+"""Kinds of mistakes found on three sets the jury had never seen (held-out F, G and H, written
+for MathJury by people who never saw the engine; docs/grading.md, "Fourth pass"). Each kind
+is removed by a general mechanism, tested here on outputs written for the test, beside
+outputs of the same shape that must keep their verdict.
+"""
+
+import pytest
+
+from grading.answers import read_answer
+from grading.candidates import find_candidates
+from grading.equivalence.check import compare_values
+from grading.evaluators import build_evaluators
+from grading.pipeline import grade_sample
+from grading.types import Sample, Verdict
+
+EVALUATORS = build_evaluators()
+
+
+def grade(gold: str, output: str, problem: str = ""):
+    return grade_sample(Sample(gold, output, "", problem), EVALUATORS)
+
+
+def reasons(graded) -> set[str]:
+    return {r.code for r in graded.review_reasons}
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("0, 3", "所以答案是 \\(x = 3\\)（或 \\(x = 0\\)）。"),
+        ("-2, 2", "So the solution is $x = 2$ (or $x = -2$)."),
+        ("5", "The answer is 5 (or maybe 6)."),
+    ],
+)
+def test_a_second_answer_offered_in_parentheses_is_a_hedge(gold, output):
+    assert "hedged" in reasons(grade(gold, output))
+
+
+@pytest.mark.parametrize(
+    "output", ["The answer is $\\frac{1}{2}$ (or 0.5).", "The answer is $\\frac{1}{2}$ or 0.5."]
+)
+def test_one_value_written_two_ways_is_no_hedge(output):
+    graded = grade("\\frac12", output)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("12.5\\%", "So the fraction is equal to **12.5 percent**.", True),
+        ("40\\%", "Le taux est de 40 pour cent.", True),
+        ("0.4", "The answer is 40 percent.", True),
+        ("4\\%", "The answer is 40 percent.", False),
+    ],
+)
+def test_a_percent_written_in_words_is_a_percent(gold, output, correct):
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    ("output", "stated"),
+    [
+        ("Wir rechnen: 12 + 30 = 42.\n\n**Ergebnis:** 42\n\n(Hinweis: gerechnet ohne Rest.)", "42"),
+        ("Calculamos 6 × 7.\n\nResultado: 42", "42"),
+        ("先算总数。\n答：一共有 42 个苹果。", "一共有 42 个苹果"),
+    ],
+)
+def test_answer_markers_in_other_languages_mark_the_answer(output, stated):
+    final = find_candidates(output).final
+
+    assert final is not None and final.cue == "answer_marker"
+    assert final.text == stated
+
+
+@pytest.mark.parametrize(
+    ("problem", "output", "gold", "correct"),
+    [
+        (
+            "A tank holds 95 litres and a pump moves 20 litres a minute. How many minutes does "
+            "it take to empty the tank?",
+            "95 ÷ 20 = 4.75\n\nSo it takes 5 minutes to empty the tank. In the last minute the "
+            "pump moves only 15 litres.",
+            "5",
+            True,
+        ),
+        (
+            "How many cups of flour are needed?",
+            "So we need 3 times as much.\n\nYou need $2\\frac{1}{4}$ cups of flour.",
+            "\\frac{9}{4}",
+            True,
+        ),
+        (
+            "How many cups of flour are needed?",
+            "So we need 2 batches. That makes 6 cups of flour.",
+            "6",
+            True,
+        ),
+    ],
+)
+def test_a_conclusion_with_the_asked_quantity_outranks_a_remark_after_it(
+    problem, output, gold, correct
+):
+    assert (grade(gold, output, problem).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Therefore the only solution is $x = 5$, and $x = -1$ is rejected.",
+        "So $x = 5$ (since $x = -1$ is extraneous).",
+        "Hence x = 5, since x = -1 does not satisfy the domain.",
+    ],
+)
+def test_a_value_the_conclusion_rejects_is_not_its_answer(output):
+    graded = grade("5", output)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluations[0]
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "truncated"),
+    [
+        ("15", "Apples: 3 boxes × 5 = 15\nPears: 4\n\nSo the number of apples is 1", True),
+        ("240", "Total = 48 × 5 = 240 km.\n\nSo the distance travelled is 24", True),
+        ("15", "Apples: 3 boxes × 5 = 15\n\nSo the number of apples is 15", False),
+        ("15", "Apples: 3 boxes × 5 = 16\n\nSo the number of apples is 1", False),
+    ],
+)
+def test_an_output_cut_off_while_writing_a_gold_it_computed_is_truncated(gold, output, truncated):
+    assert ("truncated" in reasons(grade(gold, output))) is truncated
+
+
+@pytest.mark.parametrize(
+    ("problem", "output", "flagged"),
+    [
+        (
+            "Rationalize the denominator of $\\frac{2}{\\sqrt{8}}$.",
+            "$\\boxed{\\frac{1}{\\sqrt{2}}}$",
+            True,
+        ),
+        (
+            "Rationalize the denominator of $\\frac{2}{\\sqrt{8}}$.",
+            "$\\boxed{\\frac{\\sqrt{2}}{2}}$",
+            False,
+        ),
+        ("Compute $\\frac{2}{\\sqrt{8}}$.", "$\\boxed{\\frac{1}{\\sqrt{2}}}$", False),
+    ],
+)
+def test_a_root_left_in_the_denominator_is_flagged_when_rationalising_is_the_task(
+    problem, output, flagged
+):
+    graded = grade("\\frac{\\sqrt{2}}{2}", output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert graded.needs_review is flagged, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [("32 \\times 10^{3}", True), ("0.32 \\times 10^{5}", True), ("3.2 \\times 10^{4}", False)],
+)
+def test_a_coefficient_outside_one_to_ten_is_flagged_when_scientific_notation_is_asked(
+    answer, flagged
+):
+    graded = grade(
+        "3.2 \\times 10^{4}", f"$\\boxed{{{answer}}}$", "Write 32000 in scientific notation."
+    )
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert graded.needs_review is flagged, reasons(graded)
+
+
+CUBE = "How many faces does a cube have?\n(A) 4\n(B) 6\n(C) 8\n(D) 12"
+
+
+@pytest.mark.parametrize(
+    ("output", "mismatch"),
+    [
+        ("A cube has 2 faces on each of 3 axes, so 2 × 3 = 6.\n\nThe answer is (C).", True),
+        ("A cube has 2 faces on each of 3 axes, so 2 × 3 = 6.\n\nThe answer is (B).", False),
+        ("(A) 4: no\n(B) 6: yes, 2 × 3 = 6\n(C) 8 = 2 × 4: no\n\nThe answer is (B).", False),
+        ("Not 2 × 4 = 8.\nThe answer is (B).", False),
+        ("(C) 6", True),
+    ],
+)
+def test_a_letter_naming_another_option_than_the_value_just_computed_is_flagged(output, mismatch):
+    assert ("letter_value_mismatch" in reasons(grade("B", output, CUBE))) is mismatch
+
+
+@pytest.mark.parametrize(
+    ("problem", "output", "contradicts"),
+    [
+        (
+            "Is $3^5$ greater than $5^3$?",
+            "No.\n\nSince $243 > 125$, $3^5$ is larger than $5^3$.",
+            True,
+        ),
+        ("Is $3^5$ greater than $5^3$?", "No.\n\nSince $243 > 125$, $5^3$ is smaller.", False),
+        ("Is $3^5$ less than $5^3$?", "No.\n\n$3^5$ is not smaller than $5^3$.", False),
+    ],
+)
+def test_a_no_whose_explanation_restates_the_question_in_other_words_contradicts_itself(
+    problem, output, contradicts
+):
+    assert ("contradicts_itself" in reasons(grade("Yes", output, problem))) is contradicts
+
+
+@pytest.mark.parametrize(
+    ("output", "hedged"),
+    [
+        ("In a technical sense, yes, it is a metal, but in practice it behaves otherwise.", True),
+        ("Strictly speaking, yes.", True),
+        ("Yes. It conducts electricity, so it is a metal.", False),
+    ],
+)
+def test_a_yes_qualified_to_one_sense_of_the_question_is_a_hedge(output, hedged):
+    assert ("hedged" in reasons(grade("Yes", output, "Is it a metal?"))) is hedged
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("False", "The claim is not true."),
+        ("True", "This statement is not false."),
+        ("False", "That is not correct."),
+        ("True", "True."),
+    ],
+)
+def test_a_negated_truth_word_says_the_opposite(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("problem", "output", "hedged"),
+    [
+        (
+            "How many primes are less than 30?",
+            "There are approximately **10** primes below 30.",
+            True,
+        ),
+        ("How many primes are less than 30?", "There are about 10 of them.", True),
+        ("How many primes are less than 30?", "There are **10** primes below 30.", False),
+        ("Round the area to the nearest integer.", "The area is about **10**.", False),
+    ],
+)
+def test_an_exact_answer_the_output_calls_approximate_is_a_hedge(problem, output, hedged):
+    graded = grade("10", output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert ("hedged" in reasons(graded)) is hedged
+
+
+def test_a_variable_approximately_equal_to_a_value_states_the_value():
+    assert read_answer("$x \\approx 3.32$").expression == "3.32"
+
+
+def test_no_real_solution_against_complex_roots_is_flagged():
+    graded = grade(
+        "2 \\pm 3i",
+        "The discriminant is $16 - 52 < 0$.\n\nSo there are **no real solutions**.",
+        "Solve $x^2 - 4x + 13 = 0$.",
+    )
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "no_real_solution" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "flagged"),
+    [
+        ("Ben", "So the oldest is Ben, and Cara is the youngest.", True),
+        ("Ben", "So the oldest is Ben.", False),
+        ("48", "The integers are 44, 46, and 48, and the largest is **48**.", False),
+    ],
+)
+def test_two_joined_clauses_that_each_state_a_value_are_two_answers(gold, output, flagged):
+    assert grade(gold, output).needs_review is flagged
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("6.02 \\times 10^{23}", "6.02 × 10²³"),
+        ("x^{12}", "x¹²"),
+        ("3.1 \\times 10^{6}", "3.1 million"),
+        ("4000", "4 thousand"),
+        ("(2, -3)", "2\\mathbf{i} - 3\\mathbf{j}"),
+        ("(1, 2, -1)", "\\hat{i} + 2\\hat{j} - \\hat{k}"),
+        ("(3, 4)", "3i + 4j"),
+    ],
+)
+def test_superscripts_scale_words_and_unit_vectors_are_read_as_values(gold, answer):
+    assert compare_values(gold, answer).equal is True
+
+
+def test_a_lone_i_stays_the_imaginary_unit():
+    assert compare_values("3 + 4i", "3 + 4i").equal is True
+    assert compare_values("(3, 4)", "3 + 4i").equal is not True
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "flagged"),
+    [
+        ("4.567", "4,567", True),
+        ("4.5", "4,5", True),
+        ("4.5", "La réponse est 4,5.", False),
+        ("4567", "4,567", False),
+    ],
+)
+def test_a_comma_number_read_with_a_decimal_comma_without_context_is_flagged(gold, output, flagged):
+    assert ("number_format" in reasons(grade(gold, output))) is flagged
