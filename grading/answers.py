@@ -24,7 +24,10 @@ from grading.units import unit_named
 MAX_ANSWER_CHARS = 400
 
 _DELIMITERS = re.compile(r"^(?:\$\$|\$|\\\(|\\\[)\s*(.*?)\s*(?:\$\$|\$|\\\)|\\\])$", re.DOTALL)
-_WRAPPER = re.compile(r"^\\(?:boxed|fbox|textbf|mathbf)\s*\{(.*)\}$", re.DOTALL)
+_WRAPPER = re.compile(r"^\\(?:boxed|fbox|textbf|mathbf|text|textrm|mbox)\s*\{(.*)\}$", re.DOTALL)
+# A factorial at the end of mathematics: "$6!$", "\\boxed{5!}".
+_BOXED_FACTORIAL = re.compile(r"[\d)}]!\s*$")
+_MATH_FACTORIAL = re.compile(r"[\d)}]!\s*(?:\$|\\\)|\\\]|\})\s*[.,;]?\s*$")
 _TRAILING = re.compile(r"[\s.,;:!?。]+$")
 _LEADING = re.compile(r"^[\s:*#>]+")
 _CLAUSE = re.compile(
@@ -92,6 +95,13 @@ _LEADING_COUNT = re.compile(
     r"^\s*(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?!(?:or|and|ou|et|oder|und)\b)[^\W\d_]{2,}"
 )
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
+_OPENS_SPAN = re.compile(r"(?<!\\)\$|\\[(\[]")
+_SPAN_LIST = re.compile(r"\x00(?:\s*(?:,\s*(?:and|or)?|and|or)\s*\x00)+")
+_RELATION_SIGN = r"(?:<|>|\\[lg]eq?(?![A-Za-z])|\\[lg]eqslant|\\neq?(?![A-Za-z]))"
+# One variable bounded in a sentence: "x \\leq 3", "-2 < x < 5".
+_PROSE_RELATION = re.compile(
+    rf"(?:-?\d+(?:\.\d+)?\s*{_RELATION_SIGN}\s*)?(?<![A-Za-z\\])[a-z]\s*{_RELATION_SIGN}\s*-?\d+(?:\.\d+)?"
+)
 _PERCENT_WORD = re.compile(
     r"per\s?cent|percentage points?|pour\s?cent|por\s?ciento|por\s?cento|prozent|процент(?:а|ов)?",
     re.IGNORECASE,
@@ -129,10 +139,11 @@ class StatedAnswer:
         return len(self.alternatives) > 1
 
 
-def read_answer(raw: str) -> StatedAnswer:
-    """Take a stated answer apart into its expression and what surrounds it."""
+def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
+    """Take a stated answer apart into its expression and what surrounds it; ``boxed`` says
+    ``raw`` is a box's content, so all of it is mathematics ("4!" is a factorial)."""
     text = scale_words(unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", ""))
-    afterthought = _PARENTHESISED_ALTERNATIVE.search(text)
+    afterthought = _PARENTHESISED_ALTERNATIVE.search(text) if "(" in text else None
     if afterthought is not None and afterthought.start() > 0:
         first = read_answer(text[: afterthought.start()])
         other = read_answer(afterthought.group(1))
@@ -154,6 +165,9 @@ def read_answer(raw: str) -> StatedAnswer:
     if clause and clause.start() > 0:
         text = text[: clause.start()]
     text = _TRAILING.sub("", _strip_wrappers(text))
+    factorial = _MATH_FACTORIAL.search(raw) or (boxed and _BOXED_FACTORIAL.search(raw))
+    if factorial and text[-1:].isdigit():
+        text += "!"  # "$6!$" ends on a factorial, not on an exclamation mark
     text = _LEADING_WORD.sub("", text)
     leading_approx = _LEADING_APPROX.match(text)
     text = text[leading_approx.end() :] if leading_approx else text
@@ -232,13 +246,17 @@ def _strip_wrappers(text: str) -> str:
         # half a math span, cut by the sentence ("$1\\frac{1}{2}$" opens on a digit but is
         # a whole span of LaTeX, not an amount)
         text = _UNESCAPED_DOLLAR.sub("", text)
+    listed = _listed_spans(text, _span_contents(text)) if text[:1] in "$\\" else ""
+    if listed:  # "$x < -1$ or $x > 3$": two spans, one answer
+        text = listed
     for _ in range(4):
         previous = text
         text = _LEADING.sub("", text).strip().strip("*").strip()
         text = _TRAILING.sub("", text)
         for pattern in (_DELIMITERS, _WRAPPER):
             match = pattern.match(text)
-            if match and _balanced(match.group(1)):
+            # "$x = 3$, $x = 1$" is two spans, not one wrapped in dollars
+            if match and _balanced(match.group(1)) and not _OPENS_SPAN.search(match.group(1)):
                 text = match.group(1).strip()
         if text == previous:
             break
@@ -254,13 +272,18 @@ def _keep_math_of_prose(text: str) -> str:
     """In a sentence, the mathematics it states: its one math span, or its one number."""
     if not _PROSE_WORDS.search(_LATEX_COMMAND.sub(" ", _MATH_SPAN.sub(" ", text))):
         return text
-    spans = [next(g for g in m.groups() if g is not None) for m in _MATH_SPAN.finditer(text)]
-    spans = [s for s in spans if s.strip()]
+    spans = _span_contents(text)
     # One math span is the statement; "$5 and $7" are amounts, but a span holding LaTeX
     # ("$1\\frac{1}{2}$ cups") is mathematics even where it opens like an amount.
     if len(spans) == 1 and (_CURRENCY.sub("", text).count("$") >= 2 or "\\" in spans[0]):
         return spans[0]
+    listed = _listed_spans(text, spans)
+    if listed:  # "The roots are $x = 3$, $x = 1$, and $x = 2$": the spans, as one list
+        return listed
     plain = _CURRENCY.sub("", text)
+    relations = _PROSE_RELATION.findall(plain)
+    if len(relations) == 1:  # "all real numbers x with x \\leq 3": the relation is the set
+        return relations[0].strip()
     leading = _LEADING_COUNT.match(plain)
     if leading:  # "9 prime numbers less than 20": the count it opens with
         return leading.group(1)
@@ -275,6 +298,23 @@ def _keep_math_of_prose(text: str) -> str:
     if result:  # "so 3 + 10 = 13 birds": the sentence's last equation gives its result
         return result.group(1)
     return text
+
+
+def _span_contents(text: str) -> list[str]:
+    """What each math span of ``text`` holds, empty ones left out."""
+    spans = [next(g for g in m.groups() if g is not None) for m in _MATH_SPAN.finditer(text)]
+    return [s for s in spans if s.strip()]
+
+
+def _listed_spans(text: str, spans: list[str]) -> str:
+    """Several math spans that a sentence lists, joined only by commas, "and" or "or"."""
+    if len(spans) < 2:
+        return ""
+    marked = _MATH_SPAN.sub("\x00", text)
+    between = marked[marked.find("\x00") : marked.rfind("\x00") + 1]
+    if not _SPAN_LIST.fullmatch(between):
+        return ""
+    return (" or " if re.search(r"\bor\b", between) else ", ").join(s.strip() for s in spans)
 
 
 def _split_units(text: str) -> tuple[str, str]:

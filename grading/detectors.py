@@ -144,9 +144,11 @@ def stops_inside_the_gold(gold: str, tail: str) -> bool:
     """True when the text stops, unpunctuated, on the first digits of a gold it wrote out
     before ("Boys: 3 × 4 = 12 … the number of boys is 1"): cut off while writing it."""
     text = tail[-_GOLD_WINDOW:].rstrip()
-    last = _LAST_NUMBER.search(text)
     digits = gold.strip().strip("$").replace(",", "")
-    if last is None or not digits.isdigit() or len(last.group(1)) >= len(digits):
+    if not text[-1:].isdigit() or not digits.isdigit():
+        return False
+    last = _LAST_NUMBER.search(text, len(text) - len(digits) - 1)
+    if last is None or len(last.group(1)) >= len(digits):
         return False
     written = text[: last.start()].replace(",", "")
     return (
@@ -159,6 +161,10 @@ def _ends_inside_math(text: str) -> bool:
     """The text stops inside mathematics: an unclosed ``$`` whose rest is LaTeX or a relation
     ("Squaring: $210^2 = 44100"; "costs $5" is an amount)."""
     paragraph = text[text.rfind("\n\n") + 2 :]
+    if paragraph.rfind("\\(") > paragraph.rfind("\\)") or paragraph.rfind("\\[") > paragraph.rfind(
+        "\\]"
+    ):
+        return True  # "\\(990 \\div 15 = 6": an inline or display span never closed
     dollars = [m.start() for m in _DOLLAR.finditer(paragraph)]
     if len(dollars) % 2 == 0:
         return False

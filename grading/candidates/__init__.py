@@ -38,10 +38,10 @@ from grading.candidates.cues import (
 from grading.candidates.sentences import (
     MATH_SPAN,
     PROSE_WORD,
-    asked_unit,
     first_line,
     last_sentence,
     statement_after,
+    what_is_asked,
 )
 
 __all__ = [
@@ -141,7 +141,7 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     first = first_line(output, think_end)
     if first is not None:
         items.append(first)
-    items.extend(last_sentence(tail, offset, asked_unit(problem)))
+    items.extend(last_sentence(tail, offset, what_is_asked(problem)))
     items = _dedup(sorted(items, key=lambda c: c.start))
     items = [
         Candidate(c.text, c.start, c.cue, in_think=c.start < think_end) if think_end else c

@@ -8,6 +8,7 @@ pattern is linear-time.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from grading.candidates.cues import (
     ANSWER_MARKER_PATTERN,
@@ -67,6 +68,12 @@ _VERB = re.compile(
 _BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
 # A verb followed by what it states ("is Carol", "are 12").
 _STATED_BY_VERB = re.compile(r"\b(?:is|are|was|were|equals?)\s+\S")
+_STATED_BY_VERB_OR_HAS = re.compile(r"\b(?:is|are|was|were|equals?|has|have|gets?|makes?)\s+\S")
+# A relative clause that compares what the sentence stated with something else: ", which is
+# 31 fewer than it started with" (not ", which equals seven hundred twenty").
+_RELATIVE_CLAUSE = re.compile(
+    r",\s+(?:which|that)\s+(?:is|are|was|were|means)\b(?=[^.;]*\b(?:than|fewer|times as)\b)"
+)
 _STATES_A_VALUE = re.compile(r"\d|\\[A-Za-z]|\$")
 _STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
 
@@ -170,7 +177,41 @@ def first_line(output: str, reply_start: int) -> Candidate | None:
     return None
 
 
-def last_sentence(tail: str, offset: int, asked: str = "") -> tuple[Candidate, ...]:
+_ASKED_UNIT = re.compile(
+    r"\bhow\s+(?:many|much)\s+(?:more\s+|fewer\s+|less\s+|of\s+(?:the\s+)?)?([a-z]{3,})",
+    re.IGNORECASE,
+)
+_ASKED_VARIABLE = re.compile(
+    r"\b(?:value|values)\s+of\s+\$?([A-Za-z])\$?(?![A-Za-z])|\b(?:solve\s+for|find)\s+\$([A-Za-z])\$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the question asks for, as far as the closing sentences need it."""
+
+    unit: str = ""  # what it counts or measures: "days" in "How many days does it take?"
+    variable: str = ""  # the unknown it names: "k" in "For what value of $k$ …?"
+
+
+NOTHING_ASKED = Asked()
+
+
+def what_is_asked(problem: str) -> Asked:
+    """The unit and the unknown the question's last part asks for (either may be empty)."""
+    question = problem[-600:]
+    units = _ASKED_UNIT.findall(question)
+    variables = [a or b for a, b in _ASKED_VARIABLE.findall(question)]
+    return Asked(units[-1].lower() if units else "", variables[-1] if variables else "")
+
+
+def _assigns(text: str, variable: str) -> bool:
+    """``text`` gives the value of ``variable`` ("$k = 4$")."""
+    return bool(variable) and re.match(rf"\W*{re.escape(variable)}\s*=", text) is not None
+
+
+def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple[Candidate, ...]:
     """What the last sentence says the answer is (a side remark after it does not count).
 
     The predicate is what follows the sentence's last verb or colon outside mathematics; a
@@ -178,8 +219,8 @@ def last_sentence(tail: str, offset: int, asked: str = "") -> tuple[Candidate, .
     last line that is a bare answer ("YES", "(B)") is stated plainly, like a first line.
     When the last sentence only remarks on something ("On the last day she reads 10 pages")
     and the sentence just before it concludes with the quantity the question asks for
-    (``asked``: "days" in "How many days …?", "So it takes her 17 days"), the conclusion is
-    the statement and the remark elaborates on it.
+    (``asked.unit``: "days" in "How many days …?", "So it takes her 17 days"), the conclusion
+    is the statement and the remark elaborates on it.
     """
     # The last sentences live in the last stretch of the tail; a sentence longer than that is
     # no answer statement, so the rest is not split into sentences at all.
@@ -210,7 +251,10 @@ def last_sentence(tail: str, offset: int, asked: str = "") -> tuple[Candidate, .
                 return (Candidate(sentence.strip(), start, CONCLUSION),)
             candidate = _predicate(sentence, offset + start, own_line)
             if candidate is not None and candidate.cue != LAST_SENTENCE:
-                return (*_first_clause(sentence, offset + start, own_line), candidate)
+                first = _first_clause(sentence, offset + start, own_line)
+                if first and _assigns(first[0].text, asked.variable):
+                    return first  # "Therefore $k = 4$, and the line is …" for "what value of k"
+                return (*first, candidate)
             if candidate is None:
                 return ()
             remark = candidate
@@ -223,24 +267,12 @@ def last_sentence(tail: str, offset: int, asked: str = "") -> tuple[Candidate, .
                 conclusion is not None
                 and conclusion.cue == CONCLUSION
                 and _STATES_A_VALUE.search(conclusion.text)
-                and _names(conclusion.text, asked)
-                and not _names(remark.text, asked)
+                and _names(conclusion.text, asked.unit)
+                and not _names(remark.text, asked.unit)
             ):
                 return (conclusion, remark)
         break
     return (remark,) if remark is not None else ()
-
-
-_ASKED_UNIT = re.compile(
-    r"\bhow\s+(?:many|much)\s+(?:more\s+|fewer\s+|less\s+|of\s+(?:the\s+)?)?([a-z]{3,})",
-    re.IGNORECASE,
-)
-
-
-def asked_unit(problem: str) -> str:
-    """What the question counts or measures: "days" in "How many days does it take?"."""
-    found = _ASKED_UNIT.findall(problem[-600:])
-    return found[-1].lower() if found else ""
 
 
 def _names(text: str, unit: str) -> bool:
@@ -266,10 +298,19 @@ def _first_clause(sentence: str, begin: int, own_line: bool) -> tuple[Candidate,
     joint = joints[-1]
     first, second = masked[: joint.start()], masked[joint.end() :]
     # "The integers are 44, 46, and 48, and the largest is 48": a list first states no rival
-    if "," in first or not (_STATED_BY_VERB.search(first) and _STATED_BY_VERB.search(second)):
+    if "," in first or not (
+        _states(first, sentence[: joint.start()]) and _STATED_BY_VERB.search(second)
+    ):
         return ()
     clause = _predicate(sentence[: joint.start()], begin, own_line)
     return (clause,) if clause is not None and clause.cue != LAST_SENTENCE else ()
+
+
+def _states(masked: str, text: str) -> bool:
+    """A clause states a value: by a verb, or by an equation in mathematics ("$k = 4$")."""
+    return _STATED_BY_VERB.search(masked) is not None or any(
+        "=" in span.group(0) for span in MATH_SPAN.finditer(text)
+    )
 
 
 def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
@@ -296,6 +337,11 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     if len(bold) == 1:  # "So 12 pencils cost **$420**": the sentence states what it bolds
         cue = CONCLUSION if conclusive else STATEMENT
         return Candidate(bold[0].group(1).strip(), begin + body_start + bold[0].start(), cue)
+    relative = _RELATIVE_CLAUSE.search(masked)
+    if relative is not None and _STATED_BY_VERB_OR_HAS.search(masked[: relative.start()]):
+        # "…has 1,219 books, which is 31 fewer than before": the remark after "which" is not
+        # what the sentence states
+        body, masked = body[: relative.start()], masked[: relative.start()]
     inner = _last_match(_INNER_CONCLUSION, masked)
     if inner is not None:  # "…, so x < 2 or x > 5": the clause after "so" concludes
         return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)

@@ -41,6 +41,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
         r"\{\s*\}",
         r"none",
         r"no\s+such\s+\w+",
+        r"(?:the\s+)?empty(?:\s+set)?",
     ),
     "does_not_exist": (r"d\.?n\.?e\.?", r"does\s*n[o']t\s+exist", r"undefined", r"not\s+defined"),
     "all_reals": (

@@ -53,6 +53,7 @@ _UNICODE = str.maketrans(
         "、": ",",
     }
 )
+_BARE_SQRT = re.compile(r"\\sqrt(?=\d)(\d+(?:\.\d+)?)")
 # Runs of superscript and subscript characters: "10⁻¹⁹" is 10^{-19}, "x₁₂" is x_{12}.
 _SUPERSCRIPT_CHARS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
 _SUBSCRIPT_CHARS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋₊", "0123456789-+")
@@ -104,10 +105,12 @@ _BASE = re.compile(r"^\(?([0-9A-Fa-f]+)\)?_\{?(\d{1,2})\}?$")
 
 def unicode_to_latex(text: str) -> str:
     """Unicode mathematics (−, ×, √, π, ≤, ⟨⟩, ⁻¹⁹) in the LaTeX math-verify reads."""
+    if text.isascii():
+        return _BARE_SQRT.sub(r"\\sqrt{\1}", text)
     text = _SUPERSCRIPTS.sub(lambda m: f"^{{{m.group(0).translate(_SUPERSCRIPT_CHARS)}}}", text)
     text = _SUBSCRIPTS.sub(lambda m: f"_{{{m.group(0).translate(_SUBSCRIPT_CHARS)}}}", text)
     text = text.translate(_UNICODE)
-    return re.sub(r"\\sqrt(?=\d)(\d+(?:\.\d+)?)", r"\\sqrt{\1}", text)
+    return _BARE_SQRT.sub(r"\\sqrt{\1}", text)
 
 
 def angle_brackets_to_tuple(text: str) -> str:
@@ -179,6 +182,8 @@ def set_builder(text: str) -> str:
 
 def scale_words(text: str) -> str:
     """``2.5 million`` is ``2.5\\times 10^{6}``; ``3 thousand``, ``1.2 billion`` alike."""
+    if "illion" not in text and "housand" not in text:
+        return text
     return _SCALE_WORD.sub(
         lambda m: f"{m.group(1)}\\times 10^{{{_SCALE_EXPONENTS[m.group(2).lower()]}}}", text
     )
@@ -198,6 +203,22 @@ def unit_vectors(text: str) -> str:
         components[unit] = ("-" if sign == "-" else "") + (coefficient or "1")
     units = "ijk" if components["k"] else "ij"
     return f"({', '.join(components[u] or '0' for u in units)})"
+
+
+def text_labels(text: str) -> str:
+    """``\\text{center } (3, -2),\\ \\text{radius } 5`` is ``(3, -2), 5``: words that label the
+    parts of a gold of several parts, in the order the question asks for them."""
+    if "," not in text:
+        return text
+    unlabelled = _TEXT_LABEL.sub("", text)
+    return unlabelled if unlabelled != text and unlabelled.strip() else text
+
+
+def cis_notation(text: str) -> str:
+    """``r\\operatorname{cis}\\theta`` is ``r(\\cos\\theta + i\\sin\\theta)``."""
+    if "cis" not in text:
+        return text
+    return _CIS.sub(lambda m: f"(\\cos({m.group(1)}) + i\\sin({m.group(1)}))", text)
 
 
 def e_notation(text: str) -> str:
@@ -312,6 +333,17 @@ def base_digits(text: str) -> tuple[str, int] | None:
 # Rewrites that change the form of an answer (a fraction written as a repeating decimal),
 # not just its spelling (Unicode signs, e-notation): a problem that asks for a form cares.
 FORM_REWRITES = frozenset({"repeating_decimals", "mixed_numbers", "angle_brackets_to_tuple"})
+# "cis" and its argument: a fraction, a group, or one term ("\\frac{3\\pi}{4}", "(60^\\circ)").
+_CIS = re.compile(
+    r"(?:\\(?:operatorname|mathrm|text)\s*\{\s*cis\s*\}|(?<![A-Za-z\\])cis)\s*(?:\\[,;!]\s*)*"
+    r"(\\[dt]?frac\s*\{[^{}]*\}\s*\{[^{}]*\}|\([^()]*\)|\{[^{}]*\}"
+    r"|-?[\d.]*\\?[A-Za-z]*(?:\s*/\s*\d+)?(?:\^\s*\{?\\circ\}?)?)"
+)
+# A label in words before a value: "\\text{radius } 5", "\\textbf{center:} (3, -2)".
+_TEXT_LABEL = re.compile(
+    r"\\(?:text|textbf|textrm|mathrm)\s*\{(?!\s*(?:and|or)\s*\})\s*[A-Za-z][A-Za-z ]{0,30}:?\s*\}"
+    r"\s*(?:=|:)?\s*|\\\s"
+)
 _SCALE_EXPONENTS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _SCALE_WORD = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
 # The unit vectors i, j, k, written bold, with a hat or an arrow, and sums of their multiples.
@@ -325,6 +357,7 @@ _UNIT_VECTOR_SUM = re.compile(
 )
 _ORDER = (
     unicode_to_latex,
+    text_labels,
     angle_brackets_to_tuple,
     assignment_groups,
     upright_constants,
@@ -332,6 +365,7 @@ _ORDER = (
     set_builder,
     nested_lists_to_matrix,
     repeating_decimals,
+    cis_notation,
     e_notation,
     scale_words,
     unit_vectors,

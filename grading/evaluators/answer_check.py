@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, is_sentence, read_answer
-from grading.candidates import Candidates, hedges
+from grading.candidates import BOXED, Candidates, hedges
 from grading.equivalence.check import Comparison, compare_values, equal_up_to_constant
 from grading.equivalence.rewrite import thousands_separators
 from grading.evaluators import forms
@@ -40,7 +40,6 @@ TAIL_CHARS = 3000  # where an output rounds the exact value it found
 _MERIDIEM = re.compile(r"(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?", re.IGNORECASE)
 _CENTS = re.compile(r"(?:cents?|¢|c)\b", re.IGNORECASE)  # "60 cents in change"
 _OFFERS_ANOTHER = re.compile(r"\bor\b|\bou\b|\boder\b", re.IGNORECASE)
-_WORD = re.compile(r"[^\W\d_]{2,}")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")
 # The words just before a stated answer that call it approximate ("approximately **15**").
 _APPROXIMATELY = re.compile(
@@ -88,7 +87,8 @@ def _grade_math(
     if final is None:
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "no stated answer"}
     multi_part = is_multi_part(sample.gold)
-    stated = read_answer(_joined_parts(candidates, multi_part) or final.text)
+    joined = _joined_parts(candidates, multi_part)
+    stated = read_answer(joined or final.text, boxed=final.cue == BOXED and not joined)
     shown = {
         "extracted": stated.expression,
         "extracted_latex": stated.expression,
@@ -127,9 +127,14 @@ def _grade_math(
         and not _ROUNDING_ASKED.search(sample.problem[-2000:])
     ):
         signals.append("hedged")  # "approximately 15" for 15: the output did not commit to it
-    signals.extend(forms.unit_signals(gold, stated, sample.problem))
-    if correct and "decimal_commas" in comparison.rewrites and not _WORD.search(sample.output):
-        # "2,5" alone: a decimal comma, or the list 2, 5; no word around it says which
+    signals.extend(forms.unit_signals(gold, stated, sample.problem, sample.output))
+    if (
+        correct
+        and "decimal_commas" in comparison.rewrites
+        and forms.comma_convention(f"{sample.problem} {sample.output}") != "decimal"
+    ):
+        # "2,5": a decimal comma, or the list 2, 5; only a language that writes decimal
+        # commas says which
         signals.append("number_format")
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))

@@ -49,6 +49,18 @@ _COMMANDS = re.compile(r"\\[A-Za-z]+|\\text\{[^{}]*\}")
 _EQUATION_GOLD = re.compile(r"^\s*\$?\s*[A-Za-z](?:\s*\(\s*[a-z]\s*\))?\s*=(?!=)[^=,;]*$")
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
 _PERCENT = re.compile(r"\\%|%|\bpercent\b")
+_WORDS = re.compile(r"[^\W\d_]+")
+_DECIMAL_COMMA_WORDS = frozenset(
+    "der die das ist und wie viel viele berechne ergebnis antwort als schreibe gib denn zahl mit"
+    " von le la les est et quel quelle en une des du"
+    " combien calculer réponse el los las es cuánto cuántos cuál calcula respuesta os é qual"
+    " quanto resposta il di che quanti risposta и в на сколько ответ найдите вычислите".split()
+)
+_ENGLISH_WORDS = frozenset("the is of and what how many much find answer are to".split())
+# Readings an answer admits besides the usual one.
+_SLASH_JUXTAPOSED = re.compile(r"(-?\d+)\s*/\s*(\d+)\s*([A-Za-z(\\][^/]*)")
+_BARE_LOG = re.compile(r"\\log(?![_a-zA-Z])")
+_RATIO = re.compile(r"(\d+)\s*:\s*(\d+)")
 _ONE_COMMA_GROUP = re.compile(r"-?\d{1,3},\d{3}")
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
 _PI = re.compile(r"\\pi|π")
@@ -58,7 +70,9 @@ _SET_BRACES = re.compile(r"^\\?\{.*,.*\\?\}$")
 # The question makes the values a set: their order does not matter.
 _ANY_ORDER = re.compile(
     r"\ball (?:the )?(?:real |possible |integer |complex )?(?:solutions|roots|values|zeros"
-    r"|numbers)|\bany order\b|\bseparated by commas\b|\bsolutions?\b|\broots\b|\bsolve\b",
+    r"|numbers)|\bany order\b|\bseparated by commas\b|\bsolutions?\b|\broots\b|\bsolve\b"
+    r"|корни|решени|raíces|soluciones|racines|solutions|lösungen|nullstellen|raízes|soluções"
+    r"|radici|soluzioni|根|解",
     re.IGNORECASE,
 )
 _FRAC = re.compile(r"\\[dt]?frac\s*(?=\{)")
@@ -192,8 +206,9 @@ def _scaled(gold: str, stated: StatedAnswer) -> bool:
     return bool(gold_numbers and answer_numbers) and gold_numbers[0] != answer_numbers[0]
 
 
-def unit_signals(gold: str, stated: StatedAnswer, problem: str) -> list[str]:
-    """Doubts about the unit or the digits of an answer, whatever its verdict."""
+def unit_signals(gold: str, stated: StatedAnswer, problem: str, output: str = "") -> list[str]:
+    """Doubts about the unit or the digits of an answer, whatever its verdict (``output``, the
+    text around it, tells which language's number format it uses)."""
     found = []
     answer = stated.raw
     if (
@@ -206,9 +221,46 @@ def unit_signals(gold: str, stated: StatedAnswer, problem: str) -> list[str]:
     if dotted and compare_values(gold, dotted.group(0).replace(".", "")).equal:
         found.append("number_format")  # "12.500" where the gold is 12500
     grouped = _ONE_COMMA_GROUP.fullmatch(stated.expression.strip())
-    if grouped and compare_values(gold, stated.expression.replace(",", ".")).equal:
+    if (
+        grouped
+        and not comma_convention(f"{problem} {output or answer}")
+        and compare_values(gold, stated.expression.replace(",", ".")).equal
+    ):
         found.append("number_format")  # "1,234" where the gold is 1.234 (a decimal comma)
+    if _other_reading_equals(gold, stated.expression):
+        found.append("two_readings")
     return found
+
+
+def comma_convention(text: str) -> str:
+    """What a comma between digits is in the language of ``text``: "decimal" (German, French,
+    Spanish, Portuguese, Italian, Russian), "thousands" (English), or "" when its words do not
+    say."""
+    words = _WORDS.findall(text[-2000:].lower())
+    decimal = sum(word in _DECIMAL_COMMA_WORDS for word in words)
+    thousands = sum(word in _ENGLISH_WORDS for word in words)
+    if decimal == thousands:
+        return ""
+    return "decimal" if decimal > thousands else "thousands"
+
+
+def _other_reading_equals(gold: str, answer: str) -> bool:
+    """The answer read the other way it can be read equals the gold, where the first reading
+    did not: ``1/2x`` as x/2 (not 1/(2x)), ``\\log 2`` as ln 2 (not base 10), the ratio
+    ``1:6`` as odds of 1 in 7 (not 1/6)."""
+    readings = []
+    slashed = _SLASH_JUXTAPOSED.fullmatch(answer.strip())
+    if slashed:
+        readings.append(f"\\frac{{{slashed.group(1)}}}{{{slashed.group(2)}}} {slashed.group(3)}")
+    if _BARE_LOG.search(answer):
+        readings.append(_BARE_LOG.sub(r"\\ln", answer))
+    ratio = _RATIO.fullmatch(answer.strip())
+    if ratio and _FRACTION_PARTS.search(gold):
+        first, second = int(ratio.group(1)), int(ratio.group(2))
+        readings.append(f"\\frac{{{first}}}{{{first + second}}}")
+    if not readings or compare_values(gold, answer).equal:
+        return bool(readings) and ratio is not None  # "1:6" equal to 1/6 is one of two readings
+    return any(compare_values(gold, reading).equal for reading in readings)
 
 
 def _is_value(text: str) -> bool:

@@ -40,6 +40,9 @@ _UNIT_WORD = re.compile(
 # "no real solutions" where the gold gives complex ones ("-1 \\pm 2i").
 _NO_REAL = re.compile(r"\bno real\b|\bnot real\b|\bnon-?real\b", re.IGNORECASE)
 _COMPLEX_UNIT = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])")
+# The parts of a gold: "(a) …; (b) …", "3; 5".
+_PARTS = re.compile(r";|(?=\(\s*[b-h]\s*\))")
+_PART_LABEL = re.compile(r"^\s*(?:\\[ ,;]\s*)*\(\s*[a-h]\s*\)\s*(?:\\[ ,;]\s*)*")
 _PERCENT = re.compile(r"\\%|%|\bpercent\b", re.IGNORECASE)
 _ANGLE_WORDS = re.compile(r"\bangle|\bdegrees?\b|\bargument\b|\^\s*\{?\\circ|°", re.IGNORECASE)
 _PI = re.compile(r"\\pi|π")
@@ -70,7 +73,22 @@ def near_miss_signals(
         found.append("many_answers")
     if _NO_REAL.search(stated.raw) and _COMPLEX_UNIT.search(gold):
         found.append("no_real_solution")
+    if _answers_one_part(gold, stated.expression):
+        found.append("partial_match")
     return found
+
+
+def _answers_one_part(gold: str, answer: str) -> bool:
+    """The answer equals one part of a gold in labelled or separated parts ("(a) 12 cm and
+    5 cm; (b) 60 cm^2" answered "60"): the other parts may be stated elsewhere."""
+    parts = [p for p in _PARTS.split(gold) if p.strip()]
+    if len(parts) < 2:
+        return False
+    for part in parts:
+        value = read_answer(_PART_LABEL.sub("", part)).expression
+        if value and compare_values(value, answer).equal:
+            return True
+    return False
 
 
 def _question(problem: str) -> str:

@@ -21,15 +21,17 @@ WRITTEN = DATA_DIR / "written_realistic.jsonl"
 DATA_FLOORS = {
     "written_realistic.jsonl": (0, 39),
     "heldout_realistic_A.jsonl": (1, 29),
-    "heldout_realistic_B.jsonl": (1, 29),
-    "heldout_realistic_C.jsonl": (0, 28),
-    "heldout_realistic_D.jsonl": (1, 29),
-    "heldout_peer_E.jsonl": (2, 29),
+    "heldout_realistic_B.jsonl": (1, 28),
+    "heldout_realistic_C.jsonl": (0, 25),
+    "heldout_realistic_D.jsonl": (1, 26),
+    "heldout_peer_E.jsonl": (1, 28),
     "peer_mario_eval.jsonl": (2, 13),
-    # Written for the fourth pass (docs/grading.md): 21, 8 and 9 silent errors on arrival.
+    # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14 and 3 silent errors on arrival.
     "heldout_realistic_F.jsonl": (9, 44),
     "heldout_realistic_G.jsonl": (5, 35),
-    "heldout_peer_H.jsonl": (1, 39),
+    "heldout_peer_H.jsonl": (1, 38),
+    "heldout_mixed_J.jsonl": (1, 47),
+    "heldout_realistic_I.jsonl": (2, 33),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
@@ -57,10 +59,10 @@ FLOORS = {
         {"answer_check": 233, "math_verify": 281, "math_verify_strict": 92, "strict": 25,
          "flex": 245, "exact": 67},
         3,
-        # 49 -> 50: "1000,99" alone against 1000.99 is flagged number_format: with no word
-        # around it, a decimal comma and a list of two numbers are both readings (held-out H
-        # labels such outputs ambiguous).
-        50,
+        # "1000,99" and "1,22" alone are flagged number_format now (with no word around
+        # them, a decimal comma and a list of two numbers are both readings; held-out H labels
+        # such outputs ambiguous), and two wrong flags went away.
+        49,
     ),
     "seed_examples.jsonl": ({"answer_check": 10, "math_verify": 7, "flex": 8, "exact": 5, "choice": 6}, 0, 5),
     "xwin_math_readme.jsonl": ({"answer_check": 13, "math_verify": 14, "strict": 2, "flex": 16, "exact": 4}, 0, 3),

@@ -311,3 +311,104 @@ def test_a_lone_i_stays_the_imaginary_unit():
 )
 def test_a_comma_number_read_with_a_decimal_comma_without_context_is_flagged(gold, output, flagged):
     assert ("number_format" in reasons(grade(gold, output))) is flagged
+
+
+# Held-out J (a mixed set, measured on arrival) and I (looked at on folds 0 and 1 only).
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "flagged"),
+    [
+        ("\\frac{y}{3}", "1/3y", True),
+        ("\\frac{1}{3y}", "1/3y", False),
+        ("\\ln 5", "\\log 5", True),
+        ("\\frac{2}{9}", "2:7", True),
+        ("\\frac{2}{7}", "2:7", True),
+        ("4:15", "4:15", False),
+    ],
+)
+def test_an_answer_that_reads_two_ways_is_flagged_when_the_readings_disagree(gold, output, flagged):
+    assert ("two_readings" in reasons(grade(gold, output))) is flagged
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("(-\\infty, 5]", "So the domain is all real numbers x with x ≤ 5."),
+        ("(-1, 4)", "The solutions are the real numbers with -1 < x < 4."),
+    ],
+)
+def test_a_bound_stated_in_a_sentence_is_the_set_it_describes(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [("24", "$\\boxed{4!}$", True), ("4", "$\\boxed{4!}$", False), ("4", "The answer is 4!", True)],
+)
+def test_a_factorial_inside_mathematics_is_not_punctuation(gold, output, correct):
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("9", "$\\boxed{\\text{9 pears}}$"),
+        (
+            "\\text{center } (1, 4),\\ \\text{radius } 3",
+            "Center $\\boxed{(1, 4)}$, radius $\\boxed{3}$.",
+        ),
+        ("\\text{no solution}", "So $x = 2$ is excluded.\n\nThe solution set is empty."),
+        ("2, 4, 5", "Factoring gives three roots.\n\nThe roots are $x = 5$, $x = 2$, and $x = 4$."),
+        ("x \\le 1 \\text{ or } x \\ge 6", "**Solution:** $x \\le 1$ or $x \\ge 6$"),
+        (
+            "2\\left(\\cos\\frac{\\pi}{3} + i\\sin\\frac{\\pi}{3}\\right)",
+            "$\\boxed{2\\operatorname{cis}\\frac{\\pi}{3}}$",
+        ),
+    ],
+)
+def test_answers_in_words_lists_of_spans_labels_and_cis_are_read_as_values(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluations[0]
+
+
+def test_a_remark_comparing_the_answer_with_something_else_is_not_the_answer():
+    output = "So the farm now has 1,405 sheep, which is 95 fewer than last year."
+
+    assert grade("1405", output).auto_verdict is Verdict.CORRECT
+
+
+def test_the_clause_that_gives_the_unknown_the_question_names_is_the_answer():
+    problem = "For what value of $m$ does the line $y = mx + 1$ pass through $(3, 7)$?"
+    output = "Substituting, $7 = 3m + 1$.\n\nTherefore $m = 2$, and the line is $y = 2x + 1$."
+
+    graded = grade("2", output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+def test_an_answer_to_one_part_of_a_gold_in_parts_is_flagged():
+    graded = grade("(a)\\ 3;\\ (b)\\ 57", "So the common difference is $\\boxed{3}$.")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "partial_match" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("problem", "output", "flagged"),
+    [
+        ("", "3,125", True),
+        ("Schreibe 25/8 als Dezimalzahl.", "Ergebnis: 3,125", False),
+        ("How many grams are in 3.125 kilograms?", "So there are 3,125 grams.", False),
+    ],
+)
+def test_a_comma_number_is_read_in_the_language_of_its_text(problem, output, flagged):
+    assert ("number_format" in reasons(grade("3.125", output, problem))) is flagged
+
+
+def test_an_output_cut_off_inside_an_open_math_span_is_truncated():
+    output = "The LCM is 30, so the answer is 990.\n\nCheck: \\(990 \\div 15 = 6"
+
+    assert "truncated" in reasons(grade("990", output))
