@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 
 from grading.equivalence.rewrite import (
+    chinese_numerals,
     number_words,
     scale_words,
     unicode_to_latex,
@@ -39,9 +41,11 @@ _CLAUSE = re.compile(
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
-_LEADING_APPROX = re.compile(
-    r"^(?:approximately|about|roughly|around|nearly|almost|≈|\\approx)\s*", re.I
+_APPROX_WORDS = (
+    r"approximately|about|roughly|around|nearly|almost|etwa|ungefähr|environ|aproximadamente"
+    r"|cerca de|circa|около|примерно|大约|约|約"
 )
+_LEADING_APPROX = re.compile(rf"^(?:{_APPROX_WORDS}|≈|\\approx)\s*", re.I)
 # "The vertex is at (2, -3)", "has length √5", "equals 12": words of the sentence before the
 # value (not a function, a negation, a sign or a comparison, which are part of it).
 _LEADING_WORD = re.compile(
@@ -60,7 +64,12 @@ _HEAD = re.compile(
     r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*([A-Za-z])\s*\))"
     r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\\[A-Za-z]+)\s*=\s*(?=\S)"
 )
-_WORD_HEAD = re.compile(r"^\s*(?:\\text\{)?[A-Za-z]{2,}[A-Za-z ]{0,30}(?:\})?\s*=\s*(?=\S)")
+_WORD_HEAD = re.compile(
+    r"^\s*(?:\\text\{)?(?:[A-Za-z]{2,}[A-Za-z ]{0,30}|[\u3040-\u30ff\u4e00-\u9fff]{1,12})(?:\})?"
+    r"\s*=\s*(?=\S)"
+)
+# Words of a Chinese or Japanese sentence before its value ("共有 3 亿人", "合計 12 個").
+_LEADING_CJK = re.compile(r"^[\u3040-\u30ff\u4e00-\u9fff]{1,8}\s*(?=[-−\d$\\(])")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\%|\s*%)?")
 _UNIT_TEXT = re.compile(
@@ -96,6 +105,11 @@ _LEADING_COUNT = re.compile(
 )
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
 _OPENS_SPAN = re.compile(r"(?<!\\)\$|\\[(\[]")
+_CJK_COPULA = re.compile(r"[是为為]|(?<=[\u3040-\u30ff\u4e00-\u9fff])は")
+_CJK_UNIT = re.compile(r"(?<=[\d}])\s*([\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{1,4})$")
+_OR_NUMBER = re.compile(
+    r"(?:,\s*|\s)(?:or|ou|oder|o|или|或者?)\s+(?:maybe\s+|possibly\s+|perhaps\s+)?(-?\d+(?:\.\d+)?)\b"
+)
 _SPAN_LIST = re.compile(r"\x00(?:\s*(?:,\s*(?:and|or)?|and|or)\s*\x00)+")
 _RELATION_SIGN = r"(?:<|>|\\[lg]eq?(?![A-Za-z])|\\[lg]eqslant|\\neq?(?![A-Za-z]))"
 # One variable bounded in a sentence: "x \\leq 3", "-2 < x < 5".
@@ -139,6 +153,8 @@ class StatedAnswer:
         return len(self.alternatives) > 1
 
 
+# The evaluators, the detectors and the jury each read the same few statements of a row.
+@lru_cache(maxsize=4096)
 def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it; ``boxed`` says
     ``raw`` is a box's content, so all of it is mathematics ("4!" is a factorial)."""
@@ -157,8 +173,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     text = _strip_wrappers(text)
     # "about 10 of them": said before the sentence is reduced to its number
     approximate = _LEADING_APPROX.match(text) is not None
-    if _PROSE_WORDS.search(text):  # "sixteen percent", "eleven positive divisors"
-        text = number_words(text)
+    if _PROSE_WORDS.search(text):  # "sixteen percent", "eleven positive divisors", "十八人"
+        text = chinese_numerals(number_words(text))
     text = _keep_math_of_prose(text)
     text = _CURRENCY.sub("", text).strip()
     clause = _CLAUSE.search(text)
@@ -168,7 +184,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     factorial = _MATH_FACTORIAL.search(raw) or (boxed and _BOXED_FACTORIAL.search(raw))
     if factorial and text[-1:].isdigit():
         text += "!"  # "$6!$" ends on a factorial, not on an exclamation mark
-    text = _LEADING_WORD.sub("", text)
+    text = _LEADING_CJK.sub("", _LEADING_WORD.sub("", text))
     leading_approx = _LEADING_APPROX.match(text)
     text = text[leading_approx.end() :] if leading_approx else text
     approximation = ""
@@ -281,12 +297,17 @@ def _keep_math_of_prose(text: str) -> str:
     if listed:  # "The roots are $x = 3$, $x = 1$, and $x = 2$": the spans, as one list
         return listed
     plain = _CURRENCY.sub("", text)
+    copula = _last_copula(plain)
+    if copula:  # "打九折后售价是 10.8 万元": what follows the sentence's last "是"
+        return copula
     relations = _PROSE_RELATION.findall(plain)
     if len(relations) == 1:  # "all real numbers x with x \\leq 3": the relation is the set
         return relations[0].strip()
     leading = _LEADING_COUNT.match(plain)
     if leading:  # "9 prime numbers less than 20": the count it opens with
-        return leading.group(1)
+        other = _OR_NUMBER.search(plain, leading.end())
+        # "24 marbles left, or 30" offers two counts
+        return f"{leading.group(1)} or {other.group(1)}" if other else leading.group(1)
     times = _TIME_OF_DAY.findall(plain)
     if len(times) == 1:  # "The meeting starts at 4:30 p.m.": one time of day, not "30"
         return times[0].strip()
@@ -298,6 +319,16 @@ def _keep_math_of_prose(text: str) -> str:
     if result:  # "so 3 + 10 = 13 birds": the sentence's last equation gives its result
         return result.group(1)
     return text
+
+
+def _last_copula(text: str) -> str:
+    """In a Chinese, Japanese or Korean sentence, what its last copula (是, 为, は) states,
+    when that holds a number."""
+    found = None
+    for found in _CJK_COPULA.finditer(text):  # noqa: B007 - the loop keeps the last match
+        pass
+    rest = text[found.end() :].strip() if found else ""
+    return rest if rest[:1].isdigit() or rest[:2].lstrip("-").isdigit() else ""
 
 
 def _span_contents(text: str) -> list[str]:
@@ -334,6 +365,9 @@ def _split_units(text: str) -> tuple[str, str]:
     unit = _UNIT_THEN_WORDS.search(text)
     if unit and unit.start() > 0 and unit_named(unit.group(1)) is not None:
         return text[: unit.start()].strip(), unit.group(0).strip()  # "1.5 m long"
+    cjk = _CJK_UNIT.search(text)
+    if cjk and cjk.start() > 0:  # "25.5 元", "12 只", "3 千克"
+        return text[: cjk.start()].strip(), cjk.group(1)
     return text, ""
 
 

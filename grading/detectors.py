@@ -76,6 +76,7 @@ _SENTENCE_CLOSERS = frozenset(".!?)]}$*\"'✓。！？")
 _CUT_LINE_WORDS = 8
 _WORDS = re.compile(r"[^\W\d_]+")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
+_SO_CLAUSE = re.compile(r",\s*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
 _HEAD_NOISE = re.compile(r"\s|\\[,;!]|^(?:therefore|thus|so|hence)", re.IGNORECASE)
 _MAX_HEAD_CHARS = 30
 _LAST_NUMBER = re.compile(r"(?<![\d.,])(\d+)$")
@@ -353,8 +354,14 @@ def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     previous = output[max(0, line_start - 500) : line_start].rstrip().rsplit("\n", 1)[-1]
     if _OPENS_CHECK.match(previous):
         return False  # "Check: in 12 years she is 48, and 48 = 2 * 24." checks, not answers
-    # The line's result: after its last equals sign, else its last number.
-    numbers = _NUMBER.findall(previous.rpartition("=")[2]) or _NUMBER.findall(previous)
+    # The line's result: what a closing "so …" clause states ("= 12.5, so she finishes on
+    # the 13th day"), else the first number after its last equals sign, else its last number.
+    result = previous.rpartition("=")[2]
+    concluded = _SO_CLAUSE.search(result)
+    numbers = _NUMBER.findall(result[concluded.end() :]) if concluded else []
+    if numbers:
+        return _value_key(numbers[-1]) != _value_key(final.text)
+    numbers = _NUMBER.findall(result) or _NUMBER.findall(previous)
     return bool(numbers) and _value_key(numbers[0 if "=" in previous else -1]) != _value_key(
         final.text
     )

@@ -206,6 +206,17 @@ def what_is_asked(problem: str) -> Asked:
     return Asked(units[-1].lower() if units else "", variables[-1] if variables else "")
 
 
+def _assignment(sentence: str, begin: int, variable: str) -> Candidate | None:
+    """The sentence's statement of the unknown's value ("k = −3", "$k = 4$"), if it has one."""
+    if not variable:
+        return None
+    found = re.search(rf"(?<![A-Za-z\\]){re.escape(variable)}\s*=\s*[-−]?[\w.\\{{}}/^]+", sentence)
+    if found is None:
+        return None
+    cue = CONCLUSION if _CONCLUSION_WORDS.match(sentence) else STATEMENT
+    return Candidate(found.group(0), begin + found.start(), cue)
+
+
 def _assigns(text: str, variable: str) -> bool:
     """``text`` gives the value of ``variable`` ("$k = 4$")."""
     return bool(variable) and re.match(rf"\W*{re.escape(variable)}\s*=", text) is not None
@@ -250,6 +261,12 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
                 # line is one of a list of options.
                 return (Candidate(sentence.strip(), start, CONCLUSION),)
             candidate = _predicate(sentence, offset + start, own_line)
+            given = _assignment(sentence, offset + start, asked.variable)
+            if given is not None and (
+                candidate is None or not _assigns(candidate.text, asked.variable)
+            ):
+                # "So k = −3 makes x = 2 a solution" for "For what value of k …?"
+                return (given,)
             if candidate is not None and candidate.cue != LAST_SENTENCE:
                 first = _first_clause(sentence, offset + start, own_line)
                 if first and _assigns(first[0].text, asked.variable):

@@ -181,8 +181,9 @@ def set_builder(text: str) -> str:
 
 
 def scale_words(text: str) -> str:
-    """``2.5 million`` is ``2.5\\times 10^{6}``; ``3 thousand``, ``1.2 billion`` alike."""
-    if "illion" not in text and "housand" not in text:
+    """``2.5 million`` is ``2.5\\times 10^{6}``; ``3 thousand``, ``1.2 billion``, ``10.8 万``
+    (ten thousands) and ``3 亿`` (hundred millions) alike."""
+    if "illion" not in text and "housand" not in text and not _CJK_SCALE_HINT.search(text):
         return text
     return _SCALE_WORD.sub(
         lambda m: f"{m.group(1)}\\times 10^{{{_SCALE_EXPONENTS[m.group(2).lower()]}}}", text
@@ -262,6 +263,16 @@ def number_words(text: str) -> str:
     return _NUMBER_WORD.sub(replace, text)
 
 
+_CHINESE_DIGITS = dict(
+    zip("零一二两三四五六七八九", (0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True)
+)
+_CHINESE_UNITS = {"十": 10, "百": 100, "千": 1000}
+# A numeral with a tens, hundreds or thousands sign, not right after Arabic digits and not the
+# first sign of a unit ("4000千克" is 4000 kilograms, "百分之" opens a percent).
+_CHINESE_NUMERAL = re.compile(
+    "(?<![0-9.])(?:[零一二两三四五六七八九]+[十百千][零一二两三四五六七八九十百千]*"
+    "|十[零一二两三四五六七八九]*)(?![克米分瓦])"
+)
 _SMALL = {
     word: index
     for index, word in enumerate(
@@ -277,6 +288,25 @@ _TENS = {
     if word != "_"
 }
 _SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+
+
+def chinese_numerals(text: str) -> str:
+    """Chinese numerals with a tens, hundreds or thousands sign ("十八", "二十五", "一百二十")
+    as digits; a lone "一" is too often part of a word ("一共") to read as 1."""
+    if not _CHINESE_NUMERAL.search(text):
+        return text
+    return _CHINESE_NUMERAL.sub(lambda m: str(_chinese_value(m.group(0))), text)
+
+
+def _chinese_value(numeral: str) -> int:
+    total = current = 0
+    for char in numeral:
+        if char in _CHINESE_DIGITS:
+            current = _CHINESE_DIGITS[char]
+        else:  # 十, 百, 千: "十八" starts with an implied one
+            total += max(current, 1) * _CHINESE_UNITS[char]
+            current = 0
+    return total + current
 
 
 def words_to_number(phrase: str) -> int | None:
@@ -344,8 +374,20 @@ _TEXT_LABEL = re.compile(
     r"\\(?:text|textbf|textrm|mathrm)\s*\{(?!\s*(?:and|or)\s*\})\s*[A-Za-z][A-Za-z ]{0,30}:?\s*\}"
     r"\s*(?:=|:)?\s*|\\\s"
 )
-_SCALE_EXPONENTS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
-_SCALE_WORD = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
+_SCALE_EXPONENTS = {
+    "thousand": 3,
+    "million": 6,
+    "billion": 9,
+    "trillion": 12,
+    "万": 4,
+    "萬": 4,
+    "亿": 8,
+    "億": 8,
+}
+_SCALE_WORD = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(thousand\b|million\b|billion\b|trillion\b|万|萬|亿|億)", re.IGNORECASE
+)
+_CJK_SCALE_HINT = re.compile("[万萬亿億]")
 # The unit vectors i, j, k, written bold, with a hat or an arrow, and sums of their multiples.
 _DECORATED_UNIT = re.compile(
     r"\\(?:mathbf|hat|vec|boldsymbol|bf|mathrm)\s*\{\s*([ijk])\s*\}|\\(?:hat|vec)\s+([ijk])\b"

@@ -43,10 +43,15 @@ _OFFERS_ANOTHER = re.compile(r"\bor\b|\bou\b|\boder\b", re.IGNORECASE)
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")
 # The words just before a stated answer that call it approximate ("approximately **15**").
 _APPROXIMATELY = re.compile(
-    r"(?:\b(?:approximately|about|roughly|around|nearly|almost)|≈|\\approx)[\s*$(\\]*$", re.I
+    r"(?:\b(?:approximately|about|roughly|around|nearly|almost|etwa|ungefähr|environ"
+    r"|aproximadamente|circa|около|примерно)|约|約|≈|\\approx)[\s*$(\\]*$",
+    re.I,
 )
+_COMMA_DECIMAL = re.compile(r"-?\d+,\d+")
 _ROUNDING_ASKED = re.compile(
-    r"\bround|\bnearest\b|\bestimat|\bapproximat|\bto \w+ (?:decimal|significant)", re.IGNORECASE
+    r"\bround|\bnearest\b|\bestimat|\bapproximat|\bto \w+ (?:decimal|significant)|\betwa\b"
+    r"|\bungefähr|\brunde|\benviron\b|\barrondi|\baproximad|\bredonde|около|примерно|约|約",
+    re.IGNORECASE,
 )
 _DECIMAL_GOLD = re.compile(r"\d\.\d")
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
@@ -104,6 +109,10 @@ def _grade_math(
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
+    if _COMMA_DECIMAL.fullmatch(stated.expression) and (
+        forms.comma_convention(f"{sample.problem} {sample.output}") == "decimal"
+    ):  # "3,33" in a German text is 3.33
+        stated = replace(stated, expression=stated.expression.replace(",", "."))
     if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(gold, stated)

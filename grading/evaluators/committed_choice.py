@@ -17,12 +17,19 @@ from grading.evaluators import choice
 from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
 
 _YES_NO_WORD = re.compile(
-    r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect)\b(?!\s+(?:or|and)\s+\w)",
+    r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect|да|нет|sim|não|verdadero|falso"
+    r"|vrai|faux|wahr|falsch)\b(?!\s+(?:or|and)\s+\w)",
     re.IGNORECASE,
 )
 
 
-_POLARITY = {"yes": True, "true": True, "oui": True, "sí": True, "ja": True, "correct": True}
+_POLARITY = {word: True for word in "yes true oui sí ja correct да sim verdadero vrai wahr".split()}
+# A reply that opens on a yes or a no of a language written without spaces ("是。91 不能被
+# 2 整除", "いいえ、…"), where the word has no boundary to find it by.
+_OPENING_YES_NO = re.compile(
+    r"^[\s*#>\"'(「]*(是的|是|不是|否|对|不对|はい|いいえ|네|아니요|아니오)(?=[\s,.。，、!！:：*」]|$)"
+)
+_OPENING_POLARITY = {"是的": True, "是": True, "对": True, "はい": True, "네": True}
 
 
 # Words of a yes/no question that are not its subject or predicate.
@@ -44,8 +51,8 @@ _YES_NO_HEDGE = re.compile(
 )
 # "true when x is nonnegative": an answer that holds only under a condition.
 _CONDITIONAL = re.compile(
-    r"\b(?:true|false|yes|no)\s+(?:only\s+)?(?:when|if|provided|as long as|unless"
-    r"|for (?!all\b|every\b|any\b|each\b))",
+    r"\b(?:true|false|yes|no),?\s+(?:only\s+)?(?:when|if|provided|as long as|unless"
+    r"|under (?:certain|some|good|ideal|special|the right)|for (?!all\b|every\b|any\b|each\b))",
     re.IGNORECASE,
 )
 
@@ -129,6 +136,9 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
     letter = None
     if final is not None:
         letters = options.named_letters(final.text) if listed or final.weight >= 2 else []
+        lone = _LONE_LETTER.fullmatch(final.text)
+        if not letters and lone and lone.group(1).upper() in listed:
+            letters = [lone.group(1).upper()]  # "The answer is b." where (B) is an option
         if options.offers_several(final.text):  # "(A) or (C)", "B: 12 or D: 24"
             signals.append("hedged")
         if len(_LABELLED_OPTION.findall(final.text)) >= _A_LIST and not _RULES_OUT.search(
@@ -148,6 +158,9 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                 signals.append("letter_value_mismatch")
         elif listed:
             letter = _option_with_value(listed, final.text)
+            if letter and _written_in_another_option(listed, letter, final.text):
+                # "0.375" is (A) 37.5% by value but is written in (D) 0.375%
+                signals.append("letter_value_mismatch")
     earlier = {
         named
         for c in weighty
@@ -166,6 +179,8 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
 
 # How far before the committed letter the result it should name is looked for.
 _RESULT_REACH = 300
+_LONE_LETTER = re.compile(r"[\s*(]*([a-e])[\s.)*]*", re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _RESULT = re.compile(r"=\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*[.!]?\s*$")
 _OPTION_MENTION = re.compile(r"\(?\b[A-E]\)|\b[A-E]\s*[:.]\s|\boptions?\b", re.IGNORECASE)
 
@@ -181,6 +196,15 @@ def _last_result(working: str) -> str:
         return ""
     result = _RESULT.search(sentences[-1])
     return result.group(1) if result else ""
+
+
+def _written_in_another_option(listed: dict[str, str], letter: str, value: str) -> bool:
+    """The stated number is written, as it is, in an option other than the one it equals."""
+    number = _BARE_NUMBER.fullmatch(read_answer(value).expression.strip())
+    if number is None:
+        return False
+    written = re.compile(rf"(?<![\d.]){re.escape(number.group(0))}(?![\d]|\.\d)")
+    return any(written.search(text) for other, text in listed.items() if other != letter)
 
 
 def _option_with_value(listed: dict[str, str], value: str) -> str | None:
@@ -212,6 +236,8 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         answer = polarities[-1][1]
         if len({p for _, p in polarities}) > 1:
             signals.append("multiple_answers")
+    elif (opening_word := _OPENING_YES_NO.match(sample.output)) is not None:
+        answer = _OPENING_POLARITY.get(opening_word.group(1), False)
     else:
         committed, _ = choice.committed_answer("yes_no", sample.output)
         answer = None if committed is None else committed == "yes"
@@ -251,7 +277,7 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
     }
     for term in terms:
         if re.search(
-            rf"\b(?:not|n't|never|isn't|aren't)\s+(?:\w+\s+){{0,2}}{re.escape(term)}",
+            rf"(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+){{0,3}}{re.escape(term)}",
             sample.output[-600:],
             re.I,
         ):

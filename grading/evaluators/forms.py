@@ -19,7 +19,8 @@ from grading.units import other_unit_than_asked
 # The question asks for a form.
 _FORM_REQUEST = re.compile(
     r"\bcommon fraction|\bsimplest (?:radical )?form|\bradical form|\binterval notation"
-    r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b|\bas a decimal"
+    r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b"
+    r"|\b(?:as|to|into) a decimal|\bin decimal form|\b(?:to|into) a (?:percent|fraction)"
     r"|\bmixed number|\bscientific notation|\bexpanded form|\bfactored form|\bslope-intercept"
     r"|\bstandard form|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
     r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction",
@@ -88,7 +89,7 @@ _NOTATIONS = (
     ("matrix", re.compile(r"\\begin\{[pbvBV]?matrix\}")),
     ("interval", re.compile(r"^[\[(][^,]*,[^,]*[\])]$|\\cup")),
     ("inequality", re.compile(r"[<>]|\\[lg]eq?\b")),
-    ("scientific", re.compile(r"\\times\s*10\^|\d[eE][+-]?\d|^-?10\s*\^")),
+    ("scientific", re.compile(r"\\(?:times|cdot)\s*10\^|\d[eE][+-]?\d|^-?10\s*\^")),
     ("percent", re.compile(r"\\%|%")),
     ("radical", re.compile(r"\\sqrt")),
     ("mixed number", re.compile(r"^-?\d+\s*\\[dt]?frac|^-?\d+\s+\d+\s*/\s*\d+$")),

@@ -33,7 +33,7 @@ _UNIT_RATIOS = frozenset(
 _UNIT_WORD = re.compile(
     r"\b(?:m?m|cm|km|m|g|kg|mg|s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|weeks?"
     r"|months?|years?|dollars?|cents?|percent|%|ml|l|liters?|litres?|meters?|metres?"
-    r"|centimeters?|kilometers?|grams?|kilograms?|inch(?:es)?|feet|foot|ft|yards?|miles?)"
+    r"|centimeters?|kilometers?|grams?|kilograms?|inch(?:es)?|feet|foot|ft|yards?|miles?|dozens?)"
     r"(?:\^?\{?[23]\}?|²|³)?(?![A-Za-z])",
     re.IGNORECASE,
 )
@@ -43,7 +43,11 @@ _COMPLEX_UNIT = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])")
 # The parts of a gold: "(a) …; (b) …", "3; 5".
 _PARTS = re.compile(r";|(?=\(\s*[b-h]\s*\))")
 _PART_LABEL = re.compile(r"^\s*(?:\\[ ,;]\s*)*\(\s*[a-h]\s*\)\s*(?:\\[ ,;]\s*)*")
-_PERCENT = re.compile(r"\\%|%|\bpercent\b", re.IGNORECASE)
+_PERCENT = re.compile(
+    r"\\%|%|\bpercent\b|\bper cent\b|prozent|pourcent|porcentaje|porcentagem|percentual"
+    r"|процент|百分",
+    re.IGNORECASE,
+)
 _ANGLE_WORDS = re.compile(r"\bangle|\bdegrees?\b|\bargument\b|\^\s*\{?\\circ|°", re.IGNORECASE)
 _PI = re.compile(r"\\pi|π")
 _FRACTION = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")

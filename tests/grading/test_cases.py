@@ -19,19 +19,22 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 WRITTEN = DATA_DIR / "written_realistic.jsonl"
 # file: (most silent errors, most rows flagged)
 DATA_FLOORS = {
-    "written_realistic.jsonl": (0, 39),
-    "heldout_realistic_A.jsonl": (1, 29),
-    "heldout_realistic_B.jsonl": (1, 28),
+    "written_realistic.jsonl": (0, 38),
+    "heldout_realistic_A.jsonl": (1, 28),
+    "heldout_realistic_B.jsonl": (1, 27),
     "heldout_realistic_C.jsonl": (0, 25),
-    "heldout_realistic_D.jsonl": (1, 26),
+    "heldout_realistic_D.jsonl": (1, 25),
     "heldout_peer_E.jsonl": (1, 28),
     "peer_mario_eval.jsonl": (2, 13),
-    # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14 and 3 silent errors on arrival.
-    "heldout_realistic_F.jsonl": (9, 44),
-    "heldout_realistic_G.jsonl": (5, 35),
-    "heldout_peer_H.jsonl": (1, 38),
-    "heldout_mixed_J.jsonl": (1, 47),
-    "heldout_realistic_I.jsonl": (2, 33),
+    # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9 and 12 silent errors on
+    # arrival.
+    "heldout_realistic_F.jsonl": (9, 43),
+    "heldout_realistic_G.jsonl": (5, 36),
+    "heldout_peer_H.jsonl": (1, 34),
+    "heldout_mixed_J.jsonl": (1, 46),
+    "heldout_realistic_I.jsonl": (2, 32),
+    "heldout_realistic_K.jsonl": (3, 40),
+    "heldout_realistic_L.jsonl": (7, 52),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
@@ -42,16 +45,13 @@ FLOORS = {
         {"answer_check": 117, "math_verify": 94, "math_verify_strict": 44, "strict": 26,
          "flex": 93, "exact": 55},
         0,
-        36,
+        33,
     ),
     "dev_realistic_2.jsonl": (
         {"answer_check": 133, "math_verify": 101, "math_verify_strict": 72, "strict": 22,
          "flex": 102, "exact": 63},
         1,
-        # 45 -> 47: e084 stops mid-formula ("$23 \times 17 = ... + 16", now read as cut
-        # inside mathematics) and e094 writes the exact 4/3 before committing to 1.33 (the
-        # shape the held-out set labels ambiguous); both are flags a reviewer should see.
-        47,
+        45,
     ),
     "hendrycks_math_tests.jsonl": ({"answer_check": 13, "math_verify": 14, "flex": 14, "exact": 16}, 0, 3),
     "lighteval_tests.jsonl": ({"answer_check": 32, "math_verify": 29, "flex": 20, "choice": 15}, 3, 7),

@@ -412,3 +412,111 @@ def test_an_output_cut_off_inside_an_open_math_span_is_truncated():
     output = "The LCM is 30, so the answer is 990.\n\nCheck: \\(990 \\div 15 = 6"
 
     assert "truncated" in reasons(grade("990", output))
+
+
+# Held-out K (trap-heavy) and L (yes/no, multiple choice and other languages), looked at on
+# folds 0 and 1.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("No", "Нет, это не так.", True),
+        ("Yes", "Да, ряд сходится.", True),
+        ("No", "是。因为 91 是奇数。", False),
+        ("Yes", "はい、そうです。", True),
+        ("No", "不是。91 = 7 × 13。", True),
+    ],
+)
+def test_yes_and_no_in_other_languages_are_read(gold, output, correct):
+    graded = grade(gold, output, "?")
+
+    assert (graded.auto_verdict is Verdict.CORRECT) is correct
+    assert "no_answer" not in reasons(graded)
+
+
+def test_a_lowercase_letter_names_an_option():
+    problem = "What is 0!?\n(A) 1\n(B) 0\n(C) undefined\n(D) infinity"
+
+    assert grade("A", "Nothing to multiply.\n\nThe answer is a.", problem).auto_verdict is (
+        Verdict.CORRECT
+    )
+
+
+def test_a_value_written_in_another_option_than_the_one_it_equals_is_flagged():
+    problem = "What is 1/4 as a percentage?\n(A) 25%\n(B) 4%\n(C) 0.25%\n(D) 2.5%"
+
+    graded = grade("A", "1 ÷ 4 = 0.25\n\nAnswer: 0.25", problem)
+
+    assert "letter_value_mismatch" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("108000", "答：打九折后售价是 10.8 万元。", "售价是多少元？"),
+        ("25", "答：男生有二十五人。", "男生有多少人？"),
+        ("300000000", "答：共有 3 亿人。", "有多少人？"),
+    ],
+)
+def test_chinese_numerals_and_scale_signs_are_numbers(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluations[0]
+
+
+def test_a_kilogram_after_digits_is_a_unit_not_a_thousand():
+    assert grade("4000", "面积 = 72000 / 18 = 4000千克").auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        ("\\frac{7}{3}", "7 : 3 = 2,33…\nAntwort: Jeder bekommt etwa 2,33 Liter.",
+         "Drei Freunde teilen 7 Liter. Wie viele Liter bekommt jeder?", "approximate_answer"),
+        ("25", "(400 − 300) / 400 = 0,25\nОтвет: 0,25",
+         "Цена снизилась с 400 до 300 рублей. На сколько процентов снизилась цена?",
+         "unit_mismatch"),
+    ],
+)  # fmt: skip
+def test_a_decimal_comma_is_read_as_one_in_a_language_that_writes_it(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
+
+
+def test_a_count_in_dozens_is_the_gold_in_another_unit():
+    graded = grade("18", "30 − 12 = 18 eggs = 1½ dozen.\n\n**Answer: 1½ dozen eggs**")
+
+    assert "unit_mismatch" in reasons(graded)
+
+
+def test_a_count_offered_with_another_is_a_hedge():
+    graded = grade("24", "Then he keeps 24.\n\nSo Ben has 24 marbles left, or 30.")
+
+    assert "hedged" in reasons(graded)
+
+
+def test_the_unknown_the_question_names_is_read_from_a_sentence_that_goes_on():
+    problem = "For what value of $k$ is $x = 3$ a solution of $kx + 6 = 0$?"
+    output = "We need 3k + 6 = 0.\nSo k = −2 makes x = 3 a solution of kx + 6 = 0."
+
+    assert grade("-2", output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_gsm8k_mark_after_a_line_that_concludes_another_number_is_flagged():
+    output = "400 ÷ 30 = 13.3, so she finishes the book on the 14th day.\n#### 13.3"
+
+    assert "multiple_answers" in reasons(grade("14", output))
+
+
+@pytest.mark.parametrize(
+    ("output", "hedged"),
+    [("Yes, under ideal conditions.", True), ("Yes, it is.", False)],
+)
+def test_a_yes_that_holds_under_conditions_is_a_hedge(output, hedged):
+    assert ("hedged" in reasons(grade("No", output, "Is it visible?"))) is hedged
+
+
+def test_a_decimal_asked_for_and_a_fraction_given_is_flagged():
+    graded = grade("0.375", "$\\boxed{\\frac{3}{8}}$", "Convert $\\frac{3}{8}$ to a decimal.")
+
+    assert "form_requested" in reasons(graded)
