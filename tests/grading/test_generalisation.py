@@ -6,19 +6,8 @@ outputs of its kind, beside outputs of the same shape that must keep their verdi
 import pytest
 
 from grading.equivalence.check import compare_values, equal_up_to_constant
-from grading.evaluators import build_evaluators
-from grading.pipeline import grade_sample
-from grading.types import Sample, Verdict
-
-EVALUATORS = build_evaluators()
-
-
-def grade(gold: str, output: str, problem: str = ""):
-    return grade_sample(Sample(gold, output, "", problem), EVALUATORS)
-
-
-def reasons(graded) -> set[str]:
-    return {r.code for r in graded.review_reasons}
+from grading.types import Verdict
+from tests.grading.graded import grade, reasons
 
 
 @pytest.mark.parametrize(
@@ -271,7 +260,7 @@ def test_a_cut_off_text_is_flagged_only_where_its_end_could_change_the_verdict(
 
 
 def test_a_generation_stopped_on_its_length_limit_is_always_flagged():
-    graded = grade_sample(Sample("2418", "So the total is 1683 + 1050 −", "length", ""), EVALUATORS)
+    graded = grade("2418", "So the total is 1683 + 1050 −", finish_reason="length")
 
     assert "truncated" in reasons(graded)
 

@@ -9,19 +9,8 @@ import pytest
 from grading.answers import read_answer
 from grading.candidates import find_candidates
 from grading.equivalence.check import compare_values
-from grading.evaluators import build_evaluators
-from grading.pipeline import grade_sample
-from grading.types import Sample, Verdict
-
-EVALUATORS = build_evaluators()
-
-
-def grade(gold: str, output: str, problem: str = ""):
-    return grade_sample(Sample(gold, output, "", problem), EVALUATORS)
-
-
-def reasons(graded) -> set[str]:
-    return {r.code for r in graded.review_reasons}
+from grading.types import Verdict
+from tests.grading.graded import grade, reasons
 
 
 @pytest.mark.parametrize(

@@ -8,19 +8,8 @@ fires.
 
 import pytest
 
-from grading.evaluators import build_evaluators
-from grading.pipeline import grade_sample
-from grading.types import Sample, Verdict
-
-EVALUATORS = build_evaluators()
-
-
-def grade(gold: str, output: str, problem: str = "", finish_reason: str = ""):
-    return grade_sample(Sample(gold, output, finish_reason, problem), EVALUATORS)
-
-
-def reasons(graded) -> set[str]:
-    return {r.code for r in graded.review_reasons}
+from grading.types import Verdict
+from tests.grading.graded import grade, reasons
 
 
 @pytest.mark.parametrize(
