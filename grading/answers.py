@@ -62,11 +62,17 @@ _EITHER = re.compile(r"^\s*(?:either|soit|entweder|o bien)\s+", re.IGNORECASE)
 _PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
 _HEAD = re.compile(
     r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*([A-Za-z])\s*\))"
-    r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\\[A-Za-z]+)\s*=\s*(?=\S)"
+    r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\d+[A-Z]|\\[A-Za-z]+)\s*=\s*(?=\S)"
 )
 _WORD_HEAD = re.compile(
     r"^\s*(?:\\text\{)?(?:[A-Za-z]{2,}[A-Za-z ]{0,30}|[\u3040-\u30ff\u4e00-\u9fff]{1,12})(?:\})?"
     r"\s*=\s*(?=\S)"
+)
+# "all x > -2", "all real x with x \\leq 3": the set the relation after it describes.
+_ALL_SUCH = re.compile(
+    r"^(?:all|every|any)\s+(?:real\s+)?(?:numbers?\s+)?(?:[a-z]\s+(?:with|such that|where)\s+)?"
+    r"(?=\$?[a-z]\s*(?:[<>≤≥]|\\[lg]eq?))",
+    re.IGNORECASE,
 )
 # Words of a Chinese or Japanese sentence before its value ("共有 3 亿人", "合計 12 個").
 _LEADING_CJK = re.compile(r"^[\u3040-\u30ff\u4e00-\u9fff]{1,8}\s*(?=[-−\d$\\(])")
@@ -184,7 +190,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     factorial = _MATH_FACTORIAL.search(raw) or (boxed and _BOXED_FACTORIAL.search(raw))
     if factorial and text[-1:].isdigit():
         text += "!"  # "$6!$" ends on a factorial, not on an exclamation mark
-    text = _LEADING_CJK.sub("", _LEADING_WORD.sub("", text))
+    text = _ALL_SUCH.sub("", _LEADING_CJK.sub("", _LEADING_WORD.sub("", text)))
     leading_approx = _LEADING_APPROX.match(text)
     text = text[leading_approx.end() :] if leading_approx else text
     approximation = ""

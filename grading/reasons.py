@@ -18,7 +18,7 @@ MESSAGES: dict[str, str] = {
     "unit_mismatch": "The answer equals the gold only after a change of unit or scale (percent, grams and kilograms, degrees and radians).",
     "approximate_answer": "The answer is a decimal approximation of an exact gold; the problem may have asked for an exact form.",
     "number_format": "A number in the answer can be read two ways (12.500 as twelve and a half or as twelve thousand five hundred).",
-    "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, and simplifying may have been the task.",
+    "form_differs": "The answer equals the gold but leaves a radical, like terms or factors unsimplified, or restates the expression it was asked to work out, and simplifying may have been the task.",
     "equal_if_positive": "The answer equals the gold only where its variables are positive (a root or power of a product); the problem may allow other values.",
     "same_angle": "The answer names the same angle as the gold a whole turn apart; the problem may fix the range.",
     "numeric_probe": "The answer equals the gold only by evaluating both at random points (an identity SymPy did not simplify).",

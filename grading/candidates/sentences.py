@@ -79,7 +79,11 @@ _STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
 
 
 # A conclusion inside a sentence: "The expression is positive, so x < 2 or x > 5".
-_INNER_CONCLUSION = re.compile(r"[,;]\s*(?:so|thus|therefore|hence)\b[\s,:]*", re.IGNORECASE)
+_INNER_CONCLUSION = re.compile(
+    r"[,;]\s*(?:so|thus|therefore|hence|giving|which gives|yielding|resulting in"
+    r"|for a total of)\b[\s,:]*",
+    re.IGNORECASE,
+)
 
 
 # A clause after the answer that sets another value aside: "…, and $x = -2$ is rejected",

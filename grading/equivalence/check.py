@@ -55,6 +55,9 @@ _SYNONYM_PATTERNS = {
     name: re.compile(rf"^(?:\\text\{{)?\s*(?:x\s*\\in\s*)?(?:{'|'.join(forms)})\s*\}}?\.?$", re.I)
     for name, forms in _SYNONYMS.items()
 }
+_BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_THOUSANDS_GROUP = re.compile(r",(?:\s|\\[!,;: ])*\d{3}(?!\d)")
+_SHORT_GOLD_CHARS = 80
 _LIST = re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))|;|\\text\{\s*(?:and|or)\s*\}")
 
 
@@ -274,6 +277,15 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     if undefined:
         return Comparison(False, "verify", undefined=True)
     verified = compare(gold_parsed, answer_parsed)
+    if (
+        verified.correct
+        and _BARE_NUMBER.fullmatch(answer.strip())
+        and len(gold) <= _SHORT_GOLD_CHARS
+        and len(list_parts(gold)) > 1
+    ):
+        # math-verify reads "5 \\text{ cm}, 7 \\text{ cm}" as its first value; one number
+        # does not answer a gold of two
+        return Comparison(False, "verify")
     if verified.correct:
         rounded = equal_only_after_rounding(verified.gold_value, verified.pred_value)
         return Comparison(
@@ -292,6 +304,20 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     if not gold_parsed.values or not answer_parsed.values:
         return Comparison(None)
     return _compare_structures(gold_parsed.values[0], answer_parsed.values[0], allow_rename)
+
+
+def list_parts(text: str) -> list[str]:
+    """The parts of a list at the top level ("5 cm, 7 cm"; not "(1, 2)", "[0, 1)" or "1,000")."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char in ",;" and depth == 0 and not _THOUSANDS_GROUP.match(text, index):
+            parts.append(text[start:index])
+            start = index + 1
+    return [*parts, text[start:]]
 
 
 def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Comparison:

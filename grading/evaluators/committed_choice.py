@@ -180,8 +180,11 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
 # How far before the committed letter the result it should name is looked for.
 _RESULT_REACH = 300
 _LONE_LETTER = re.compile(r"[\s*(]*([a-e])[\s.)*]*", re.IGNORECASE)
+# What opens the sentence of the answer itself ("So the answer is (C)"), not working.
+_CONNECTIVE = re.compile(r"\W*(?:so|thus|therefore|hence|then|and)?\W*", re.IGNORECASE)
+_TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_RESULT = re.compile(r"=\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*[.!]?\s*$")
+_RESULT = re.compile(r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*[.!]?\s*$")
 _OPTION_MENTION = re.compile(r"\(?\b[A-E]\)|\b[A-E]\s*[:.]\s|\boptions?\b", re.IGNORECASE)
 
 
@@ -191,7 +194,7 @@ def _last_result(working: str) -> str:
     it ("Note it is not (3 + 4)^2 = 49")."""
     if _OPTION_MENTION.search(working):
         return ""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", working) if s.strip()]
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", working) if not _CONNECTIVE.fullmatch(s)]
     if not sentences or _NEGATED.search(sentences[-1]):
         return ""
     result = _RESULT.search(sentences[-1])
@@ -228,6 +231,9 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         words = {
             _stated_polarity(candidate.text, m) for m in _YES_NO_WORD.finditer(candidate.text[:80])
         }
+        initial = _TRUE_FALSE_INITIAL.fullmatch(candidate.text)
+        if initial:  # "Answer: F" on a true-or-false question
+            words = {initial.group(1).upper() == "T"}
         if len(words) == 1 and candidate.weight >= 2:
             polarities.append((candidate, words.pop()))
         elif len(words) > 1 and candidate is candidates.final:

@@ -23,7 +23,9 @@ _FORM_REQUEST = re.compile(
     r"|\b(?:as|to|into) a decimal|\bin decimal form|\b(?:to|into) a (?:percent|fraction)"
     r"|\bmixed number|\bscientific notation|\bexpanded form|\bfactored form|\bslope-intercept"
     r"|\bstandard form|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
-    r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction",
+    r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction"
+    r"|sous forme (?:de|d'une) fraction|como (?:una )?fracción|en forma de fracción|als bruch"
+    r"|в виде (?:обыкновенной )?дроби|como fração|分数で|用分数|以分数",
     re.IGNORECASE,
 )
 # A gold that reads as a point or as an open interval, and what tells which it is.
@@ -76,6 +78,13 @@ _ANY_ORDER = re.compile(
     r"|radici|soluzioni|根|解",
     re.IGNORECASE,
 )
+# An answer that is an operation to carry out, not a value written as a number or fraction.
+_OPERATION = re.compile(
+    r"\\(?:log|ln|lg|sin|cos|tan|binom|choose|sum|prod|int|lim|cdot|times|div)(?![A-Za-z])"
+    r"|(?<=[\w}])\s*[-+*^!]"
+)
+_SPACING = re.compile(r"[\s${}]|\\[,;!]|\\left|\\right")
+_LEAST_RESTATED = 4
 _FRAC = re.compile(r"\\[dt]?frac\s*(?=\{)")
 _SLASH_ROOT = re.compile(r"/\s*\(?\s*\\sqrt")
 _SCIENTIFIC_REQUEST = re.compile(r"\bscientific notation\b", re.IGNORECASE)
@@ -136,7 +145,8 @@ def form_signals(
     factor = _FACTOR_REQUEST.search(request) is not None
     expand = _EXPAND_REQUEST.search(request) is not None
     if (
-        (simplify and less_simplified(gold, stated.expression))
+        _restates_expression(gold, stated.expression, request)
+        or (simplify and less_simplified(gold, stated.expression))
         or (_SCIENTIFIC_REQUEST.search(request) and _unnormalised_scientific(stated.expression))
         or (factor and factoring_incomplete(gold, stated.expression))
         or (expand and factoring_incomplete(stated.expression, gold))
@@ -292,6 +302,15 @@ def less_simplified(gold: str, answer: str) -> bool:
     if len(radicals) != len(set(radicals)) and len(_RADICAND.findall(gold)) < len(radicals):
         return True  # "\sqrt{2} + 4\sqrt{2}" for "5\sqrt{2}"
     return notation(answer) == "fraction" and notation(gold) in ("plain", "radical")
+
+
+def _restates_expression(gold: str, answer: str, problem: str) -> bool:
+    """A number asked for, answered with the expression the problem gives ("Evaluate
+    $\\log_3 81$." … "$\\boxed{\\log_3 81}$"): equal in value, but nothing was worked out."""
+    if not _is_value(gold) or not _OPERATION.search(answer):
+        return False
+    written = _SPACING.sub("", answer)
+    return len(written) >= _LEAST_RESTATED and written in _SPACING.sub("", problem)
 
 
 def _root_in_denominator(text: str) -> bool:

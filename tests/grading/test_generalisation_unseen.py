@@ -509,3 +509,62 @@ def test_a_decimal_asked_for_and_a_fraction_given_is_flagged():
     graded = grade("0.375", "$\\boxed{\\frac{3}{8}}$", "Convert $\\frac{3}{8}$ to a decimal.")
 
     assert "form_requested" in reasons(graded)
+
+
+# Held-out M (the families of dev_realistic) and N (peer graders' style), folds 0 and 1.
+
+
+def test_a_letter_after_a_sentence_that_states_another_options_value_is_flagged():
+    problem = "What is the median of 2, 8, 3, 6, 4? (A) 3 (B) 4 (C) 6 (D) 8"
+    output = "In order: 2, 3, 4, 6, 8. The middle value is 4.\n\nSo the answer is (C)."
+
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem))
+
+
+def test_t_or_f_answers_a_true_or_false_question():
+    problem = "True or False: The product of two irrational numbers is always irrational."
+    output = "Take √2 · √2 = 2, which is rational.\n\nAnswer: F"
+
+    assert grade("False", output, problem).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("(5, \\infty)", "So $x - 5 > 0$.\n\nThe domain is all $x > 5$.", "Find the domain."),
+        (
+            "\\begin{pmatrix} 3 & 0 \\\\ 6 & -3 \\end{pmatrix}",
+            "Multiply every entry by 3:\n\n3B = [[3, 0], [6, −3]]",
+            "Compute 3B.",
+        ),
+        (
+            "13",
+            "There are 11 inner tiles a side, but the border adds one on each end, giving 13 tiles.",
+            "How many tiles?",
+        ),
+    ],
+)
+def test_sets_of_all_x_named_matrices_and_results_after_giving_are_read(gold, output, problem):
+    assert grade(gold, output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_form_asked_for_in_french_is_a_form_asked_for():
+    problem = "Quelle est la probabilité ? Donnez la réponse sous forme de fraction."
+
+    graded = grade("\\frac{1}{4}", "Donc 1 ÷ 4 = 0,25.\n\nRéponse : 0,25", problem)
+
+    assert "form_requested" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("output", "flagged"),
+    [("We want the logarithm.\n\n$\\boxed{\\log_2 32}$", True), ("$\\boxed{5}$", False)],
+)
+def test_an_answer_that_restates_the_expression_to_evaluate_is_flagged(output, flagged):
+    assert grade("5", output, "Evaluate $\\log_2 32$.").needs_review is flagged
+
+
+def test_one_number_does_not_answer_a_gold_of_two_values():
+    graded = grade("4 \\text{ cm}, 9 \\text{ cm}", "The width is $\\boxed{4}$ cm.")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
