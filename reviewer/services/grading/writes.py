@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
-import psycopg
 from django.db import connection
 from django.db.models import DateTimeField, FloatField, JSONField, Model
 
@@ -138,7 +137,9 @@ def _execute_with_document(sql: str, keys: list[str], rows: list[tuple]) -> None
     """Run ``sql`` with the rows as its one parameter, a JSON array of objects by column name
     (``json_to_recordset`` reads a nested value into a jsonb column, dates as RFC 3339), bound
     by the server: a psycopg cursor of Django's connection, in its transaction, with
-    Django's database errors."""
+    Django's database errors. (psycopg is imported here, as only PostgreSQL needs it.)"""
+    import psycopg
+
     document = _json([dict(zip(keys, row, strict=True)) for row in rows])
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
