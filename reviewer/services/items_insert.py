@@ -18,6 +18,7 @@ from django.db import connection
 from grading.reader import SourceRow
 from reviewer.models import Item
 from reviewer.models.items import UPLOAD_FIELD_COLUMNS
+from reviewer.queue_order import QUEUE_STRIDE, REST
 from reviewer.services.batches import batches
 
 _INSERT_BATCH = 5000
@@ -31,12 +32,15 @@ def items_insert(*, run_id: int, rows: Iterable[SourceRow]) -> int:
 
 
 def _item_values(run_id: int, row: SourceRow) -> dict[str, object]:
-    """The columns an upload sets on a new item, by attribute name."""
+    """The columns an upload sets on a new item, by attribute name: with its place in the
+    review queue, where an ungraded row goes (the trigger's value, so SQLite's trigger does
+    not write the row again; migration 0011)."""
     values: dict[str, object] = {
         "run_id": run_id,
         "row_number": row.row_number,
         "source_line": row.source_line,
         "extra": row.extra,
+        "queue_position": REST * QUEUE_STRIDE + row.row_number,
     }
     for field, column in UPLOAD_FIELD_COLUMNS.items():
         values[column] = row.fields[field]
