@@ -18,10 +18,13 @@ MATHJURY_BENCH_DB). The worker is ``celery -A reviewer worker --concurrency N`` 
 runs it; the clock starts when ``import_run`` is launched, once the worker is ready and idle,
 and stops at the last row's ``graded_at``. Printed: seconds, rows/s and the ratio to the plain
 loop (math-verify ``parse`` + ``verify`` in one process, timed over the loop alone) and the
-command line (``python -m grading grade``, all cores), both measured in the same run; then,
-for each app run, the time to the first graded row by step (from the run's, its chunks' and
-its rows' timestamps), when ``import_run`` exited, and the CPU time of the worker's Celery
-processes and of their grading processes (fork servers and children, reaped ones included).
+command line (``python -m grading grade``, all cores), both measured in the same run, and the
+CPU time (user and system) of each: the loop's process, the command's process tree, and for
+the app ``import_run`` and the worker's process tree over the run (a database server's is
+not counted). Then, for each app run, the time to the first graded row by step (from the
+run's, its chunks' and its rows' timestamps), when ``import_run`` exited, and the CPU time of
+``import_run``, of the worker's Celery processes and of their grading processes (fork
+servers and children, reaped ones included).
 
 ``--engine DIR`` also measures the app of another checkout (say, ``git archive`` of the code
 before a change), interleaved with this one's. ``--profile`` runs each app once more with the
