@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-import openai
-
 from grading.llm.errors import (
     RETRYABLE_KINDS,
     EndpointError,
@@ -133,6 +131,11 @@ class EndpointClient:
         self._url = display_url(config.base_url)
         self._pause = SharedPause()
         self._n_refused = False  # the server answered 400 to n > 1 and 200 to n = 1
+        # Imported here, not with the module: it costs about a second of CPU to import and
+        # more to tear down at exit, which commands that never call a server (every
+        # ``manage.py import_run``, through reviewer.services) should not pay.
+        import openai
+
         self._openai = openai.OpenAI(
             base_url=config.base_url,
             api_key=config.api_key or NO_KEY,
@@ -252,6 +255,8 @@ class EndpointClient:
     def _with_retries(self, operation: str, send: Callable[[], T]) -> tuple[T, int, float]:
         """``send()`` until it succeeds or may not be retried: (result, attempts, seconds the
         successful attempt took)."""
+        import openai  # loaded by __init__ already
+
         attempt = 0
         while True:
             attempt += 1

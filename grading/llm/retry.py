@@ -12,11 +12,13 @@ import threading
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-
-import openai
+from typing import TYPE_CHECKING
 
 from grading.llm.errors import ErrorKind, detail_excerpt
 from grading.llm.responses import StreamCutOff
+
+if TYPE_CHECKING:
+    import openai
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class Failure:
 
 def failure_from_exception(exc: Exception) -> Failure:
     """Classify what the openai client (or our reading of its answer) raised."""
+    import openai  # loaded already: the client raised it (grading.llm.endpoint imports it late)
+
     if isinstance(exc, openai.APITimeoutError):
         return Failure(ErrorKind.TIMEOUT, "no answer within the time-out")
     if isinstance(exc, openai.APIConnectionError):

@@ -17,8 +17,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
@@ -32,25 +32,15 @@ from grading.llm import (
     SamplingParams,
     complete_many,
 )
-from grading.msu import (
-    PROMPT_VERSION,
-    Embedder,
-    EmbeddingModelError,
-    EndpointEmbedder,
-    HashedNotionEmbedder,
-    LexicalExtractor,
-    NotionReplyError,
-    Notions,
-    load_local_embedder,
-    msu_cache_key,
-    msu_from_set_vectors,
-    notion_messages,
-    notion_set_vectors,
-    parse_notion_reply,
-)
 from reviewer.celery import app as celery_app
 from reviewer.models import Item, ItemMsu, MsuSolutionCache, Run
 from reviewer.services.batches import batches
+
+if TYPE_CHECKING:
+    from grading.msu import Embedder
+
+# grading.msu and numpy are imported by the functions that compute MSU, not with the module:
+# every upload imports it (reviewer.services), and they cost about 0.15 s of CPU to import.
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +85,18 @@ class MsuConfigError(ValueError):
 def _method(
     chat_url, chat_model, chat_key, timeout, concurrency, model_dir, embed_url, embed_model, key
 ) -> MsuMethod:
+    from grading.msu import (
+        PROMPT_VERSION,
+        EmbeddingModelError,
+        EndpointEmbedder,
+        HashedNotionEmbedder,
+        LexicalExtractor,
+        NotionReplyError,
+        load_local_embedder,
+        notion_messages,
+        parse_notion_reply,
+    )
+
     try:
         if model_dir:
             embedder: Embedder = load_local_embedder(model_dir)
@@ -228,6 +230,10 @@ def msu_chunk(*, run_id: int, item_ids: Sequence[int]) -> int:
 
 def _compute(rows: list[tuple[int, str, str]], method: MsuMethod) -> int:
     """Score rows (item id, output, human solution) and store the results."""
+    import numpy as np
+
+    from grading.msu import Notions, msu_cache_key, msu_from_set_vectors, notion_set_vectors
+
     embedding = method.embedder.name
     texts = {
         text for _, output, solution in rows if solution.strip() for text in (output, solution)

@@ -114,30 +114,7 @@ def grading_results_save(
         results = [(item_id, graded) for item_id, graded in results if item_id in golds]
         items_results_write(
             [
-                (
-                    item_id,
-                    {
-                        "grade_state": Item.GradeState.GRADED.value,
-                        "graded_generation": generation,
-                        "graded_at": now,
-                        "answer_type": str(graded.answer_type),
-                        "auto_verdict": str(graded.auto_verdict),
-                        "needs_review": graded.needs_review,
-                        "evaluators_disagree": any(
-                            r.code == "evaluators_disagree" for r in graded.review_reasons
-                        ),
-                        "review_reasons": [r.to_dict() for r in graded.review_reasons],
-                        "evaluator_scores": evaluator_scores_text(
-                            {
-                                e.evaluator: EvaluatorScore.of_result(
-                                    status=e.status, verdict=e.verdict or ""
-                                )
-                                for e in graded.evaluations
-                            }
-                        ),
-                        "pair_key": pair_key_of(golds[item_id], graded.evaluations),
-                    },
-                )
+                _item_row(item_id, golds[item_id], graded, generation, now)
                 for item_id, graded in results
             ]
         )
@@ -147,25 +124,46 @@ def grading_results_save(
             ).delete()
         evaluations_write(
             [
-                {
-                    "item_id": item_id,
-                    "evaluator": e.evaluator,
-                    "evaluator_version": e.version,
-                    "status": str(e.status),
-                    "verdict": str(e.verdict) if e.verdict else "",
-                    "extracted": e.extracted,
-                    "extracted_latex": e.extracted_latex,
-                    "gold_latex": e.gold_latex,
-                    "ms": e.ms,
-                    "signals": list(e.signals),
-                    "detail": e.detail,
-                }
+                (
+                    item_id,
+                    e.evaluator,
+                    e.version,
+                    e.status.value,
+                    e.verdict.value if e.verdict else "",
+                    e.extracted,
+                    e.extracted_latex,
+                    e.gold_latex,
+                    e.ms,
+                    list(e.signals),
+                    e.detail,
+                )
                 for item_id, graded in results
                 for e in graded.evaluations
             ]
         )
         audit_record_many(_auto_verdict_changes(run=run, before=auto_before, results=results))
     return len(results)
+
+
+def _item_row(item_id: int, gold: str, graded: GradedSample, generation: int, now) -> tuple:
+    """The item's values in the order of writes.ITEM_RESULT_FIELDS, after its id."""
+    scores = {
+        e.evaluator: EvaluatorScore.of_result(status=e.status, verdict=e.verdict or "")
+        for e in graded.evaluations
+    }
+    return (
+        item_id,
+        Item.GradeState.GRADED.value,
+        generation,
+        now,
+        graded.answer_type.value,
+        graded.auto_verdict.value,
+        graded.needs_review,
+        any(r.code == "evaluators_disagree" for r in graded.review_reasons),
+        [r.to_dict() for r in graded.review_reasons],
+        evaluator_scores_text(scores),
+        pair_key_of(gold, graded.evaluations),
+    )
 
 
 def _run_locked_for_grading(run_id: int) -> Run:

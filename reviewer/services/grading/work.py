@@ -79,6 +79,7 @@ PROFILED_STAGES = (
     ("reviewer.services.grading.results", "evaluations_write", "save: build statements"),
     ("django.db.backends.utils", "CursorWrapper._execute", "database: statements"),
     ("django.db.backends.utils", "CursorWrapper._executemany", "database: statements"),
+    ("psycopg", "Cursor.execute", "database: statements"),  # writes' JSON documents
     ("django.db.backends.base.base", "BaseDatabaseWrapper._commit", "database: commit"),
     ("django.db.backends.base.base", "BaseDatabaseWrapper.connect", "database: connect"),
 )

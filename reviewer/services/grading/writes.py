@@ -2,9 +2,12 @@
 
 Django's bulk_update and bulk_create spend longer building their SQL than the database spends
 running it (a CASE per row and column). Here each statement is written once: on PostgreSQL it
-takes the whole batch as one JSON document (``json_to_recordset``), which orjson encodes in C;
-arrays, one per column, cost more than the database's work, as psycopg quotes every element
-in Python. On SQLite it is prepared once and executed per row (``executemany``, a loop in C).
+takes the whole batch as one JSON document (``json_to_recordset``), which orjson encodes in C,
+sent as a parameter apart from the statement (Django's cursors would quote the document into
+the SQL in Python, about as long again); arrays, one per column, cost more than the
+database's work, as psycopg quotes every element in Python. On SQLite it is prepared once and
+executed per row (``executemany``, a loop in C). Rows come as tuples in the order of the
+field lists below, so no row is built twice.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ EVALUATION_FIELDS = (
 
 @dataclass(frozen=True)
 class _Column:
-    name: str  # the field's attribute name (item_id for item), the key of a row's values
+    name: str  # the field's attribute name (item_id for item)
     column: str
     sql_type: str  # PostgreSQL: the type its JSON value is read as
     prepare: Callable[[object], object]  # SQLite: the value as the statement takes it
@@ -65,10 +68,10 @@ def commit_without_waiting_for_disk() -> None:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
 
 
-def items_results_write(rows: list[tuple[int, dict]]) -> None:
-    """Set each item's ITEM_RESULT_FIELDS, and its final verdict to the automatic one unless
-    a human decided it: decided per row as it is written, so a human decision committed
-    meanwhile is never replaced."""
+def items_results_write(rows: list[tuple]) -> None:
+    """Set each item's ITEM_RESULT_FIELDS, rows being (item id, *values in that order), and
+    its final verdict to the automatic one unless a human decided it: decided per row as it
+    is written, so a human decision committed meanwhile is never replaced."""
     if not rows:
         return
     quote = connection.ops.quote_name
@@ -81,19 +84,13 @@ def items_results_write(rows: list[tuple[int, dict]]) -> None:
             [f"{quote('_id')} bigint"] + [f"{quote(c.column)} {c.sql_type}" for c in columns]
         )
         sql = f"UPDATE {table} AS i SET {sets}, {final} FROM json_to_recordset(%s::json) AS v({record}) WHERE i.{pk} = v.{quote('_id')}"  # noqa: S608 (names from the model)
-        document = _json(
-            [{"_id": item_id, **_by_column(columns, values)} for item_id, values in rows]
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [document])
+        _execute_with_document(sql, ["_id", *(c.column for c in columns)], rows)
         return
     sets = ", ".join(f"{quote(c.column)} = %s" for c in columns)
     final = _final_verdict(quote, item="", auto_verdict="%s")
     sql = f"UPDATE {table} SET {sets}, {final} WHERE {pk} = %s"  # noqa: S608 (names from the model)
-    params = [
-        [*(c.prepare(values[c.name]) for c in columns), values["auto_verdict"], item_id]
-        for item_id, values in rows
-    ]
+    verdict = 1 + ITEM_RESULT_FIELDS.index("auto_verdict")
+    params = [[*_prepared(columns, row[1:]), row[verdict], row[0]] for row in rows]
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
 
@@ -109,8 +106,9 @@ def _final_verdict(quote: Callable[[str], str], *, item: str, auto_verdict: str)
     )
 
 
-def evaluations_write(rows: list[dict]) -> None:
-    """Insert each (item, evaluator) evaluation, or overwrite the one a delivery before wrote."""
+def evaluations_write(rows: list[tuple]) -> None:
+    """Insert each (item, evaluator) evaluation, rows being values in the order of
+    EVALUATION_FIELDS, or overwrite the one a delivery before wrote."""
     if not rows:
         return
     quote = connection.ops.quote_name
@@ -126,21 +124,31 @@ def evaluations_write(rows: list[dict]) -> None:
     if connection.vendor == "postgresql":
         record = ", ".join(f"{quote(c.column)} {c.sql_type}" for c in columns)
         sql = f"INSERT INTO {table} ({names}) SELECT * FROM json_to_recordset(%s::json) AS v({record}) {conflict}"  # noqa: S608 (names from the model)
-        document = _json([_by_column(columns, row) for row in rows])
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [document])
+        _execute_with_document(sql, [c.column for c in columns], rows)
         return
     placeholders = ", ".join(["%s"] * len(columns))
     sql = f"INSERT INTO {table} ({names}) VALUES ({placeholders}) {conflict}"  # noqa: S608 (names from the model)
-    params = [[c.prepare(row[c.name]) for c in columns] for row in rows]
+    params = [_prepared(columns, row) for row in rows]
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
 
 
-def _by_column(columns: list[_Column], values: dict) -> dict:
-    """One row of the JSON document: its values by column name, JSON fields as they are
-    (``json_to_recordset`` reads a nested value into a jsonb column), dates as RFC 3339."""
-    return {c.column: values[c.name] for c in columns}
+def _execute_with_document(sql: str, keys: list[str], rows: list[tuple]) -> None:
+    """Run ``sql`` with the rows as its one parameter, a JSON array of objects by column name
+    (``json_to_recordset`` reads a nested value into a jsonb column, dates as RFC 3339), bound
+    by the server: a psycopg cursor of Django's connection, in its transaction, with
+    Django's database errors. (psycopg is imported here, as only PostgreSQL needs it.)"""
+    import psycopg
+
+    document = _json([dict(zip(keys, row, strict=True)) for row in rows])
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, [document])
+
+
+def _prepared(columns: list[_Column], values: tuple) -> list:
+    """SQLite: the values as the statement takes them."""
+    return [c.prepare(v) for c, v in zip(columns, values, strict=True)]
 
 
 def _json(rows: list[dict]) -> str:
