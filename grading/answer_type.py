@@ -7,6 +7,7 @@ bounded prefix, so classifying a 400 kB gold or a 5,000-digit integer costs micr
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from grading.evaluators.choice import gold_choice
 from grading.types import AnswerType
@@ -35,6 +36,8 @@ _LIST_SEPARATOR = re.compile(r"(?<!\d),|,(?!\d{3}\b)|\band\b|\bor\b")
 _PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
 
 
+# Read once per gold: a run grades several outputs against each.
+@lru_cache(maxsize=1024)
 def classify(gold: str) -> AnswerType:
     """The answer type of ``gold``, decided by its shape."""
     text = gold.strip()

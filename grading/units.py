@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ def unit_named(spelling: str) -> Unit | None:
     return Unit(canonical, _UNITS[canonical][0])
 
 
+# Read once per problem: a run grades several outputs of each.
+@lru_cache(maxsize=1024)
 def asked_unit(problem: str) -> Unit | None:
     """The unit the question asks its answer in, from its last sentences; None when it names
     none (or names an ambiguous one-letter unit only in passing)."""

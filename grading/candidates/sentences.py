@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from grading.candidates.cues import (
     ANSWER_MARKER_PATTERN,
@@ -202,6 +203,8 @@ class Asked:
 NOTHING_ASKED = Asked()
 
 
+# Read once per problem: a run grades several outputs of each.
+@lru_cache(maxsize=1024)
 def what_is_asked(problem: str) -> Asked:
     """The unit and the unknown the question's last part asks for (either may be empty)."""
     question = problem[-600:]

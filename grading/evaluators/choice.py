@@ -10,6 +10,7 @@ word or (letters) its last stand-alone option letter. An output that offers both
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from grading.evaluators import TimedEvaluator
 from grading.evaluators.extraction import MAX_OUTPUT_CHARS, output_tail
@@ -49,6 +50,8 @@ _LETTER_HEDGE = re.compile(r"(?<![A-Za-z])[A-E]\s+or\s+[A-E](?![A-Za-z])|\bit de
 _STANDALONE_LETTER = re.compile(r"(?<![A-Za-z'’])\(?([A-E])\)?(?![A-Za-z'’])(?!\s+[a-z])")
 
 
+# Read once per gold: a run grades several outputs against each.
+@lru_cache(maxsize=1024)
 def gold_choice(gold: str) -> tuple[str, str] | None:
     """("yes_no", "yes"|"no") or ("letter", "A".."E") when the gold is a choice answer."""
     text = gold[:_GOLD_PREFIX_CHARS].strip()

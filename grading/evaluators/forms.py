@@ -9,6 +9,8 @@ expressions only.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from math import gcd
 
 from grading.answers import StatedAnswer
@@ -119,9 +121,39 @@ _EXACT_FORM_REQUEST = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class _Request:
+    """What a question's words ask of the answer's form (read once per problem: a run has
+    several outputs for each, and these patterns read up to 2,000 characters of it)."""
+
+    form: bool
+    simplify: bool
+    factor: bool
+    expand: bool
+    scientific: bool
+    interval_context: bool
+    any_order: bool
+    exact: bool
+
+
+@lru_cache(maxsize=1024)
+def _request(problem: str) -> _Request:
+    text = problem[-2000:]
+    return _Request(
+        form=_FORM_REQUEST.search(text) is not None,
+        simplify=_SIMPLIFY_REQUEST.search(text) is not None,
+        factor=_FACTOR_REQUEST.search(text) is not None,
+        expand=_EXPAND_REQUEST.search(text) is not None,
+        scientific=_SCIENTIFIC_REQUEST.search(text) is not None,
+        interval_context=_INTERVAL_CONTEXT.search(text) is not None,
+        any_order=_ANY_ORDER.search(text) is not None,
+        exact=_EXACT_FORM_REQUEST.search(text) is not None,
+    )
+
+
 def demands_exact_form(problem: str) -> bool:
     """True when the question asks for an exact form ("exact value", "in terms of pi")."""
-    return _EXACT_FORM_REQUEST.search(problem[-2000:]) is not None
+    return _request(problem).exact
 
 
 def form_signals(
@@ -129,33 +161,29 @@ def form_signals(
 ) -> list[str]:
     """Doubts about an answer already shown equal to the gold."""
     found = []
-    asks_form = _FORM_REQUEST.search(problem[-2000:]) is not None
+    asked = _request(problem)
     # Notations are compared for values only: "y = 0.5x - 1" and "y = \frac12 x - 1" are one
     # equation in one form.
     # "\\frac{5}{11} = 0.454545\\ldots" is written in the notation of its last side
     answer_notation = notation(chain_sides(stated.expression)[-1])
     other_notation = _is_value(gold) and notation(gold) != answer_notation
     same_notation = notation(gold) == answer_notation != "plain"
-    if asks_form and (other_notation or (comparison.changes_form and not same_notation)):
+    if asked.form and (other_notation or (comparison.changes_form and not same_notation)):
         found.append("form_requested")
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
-    request = problem[-2000:]
-    simplify = _SIMPLIFY_REQUEST.search(request) is not None
-    factor = _FACTOR_REQUEST.search(request) is not None
-    expand = _EXPAND_REQUEST.search(request) is not None
     if (
-        _restates_expression(gold, stated.expression, request)
-        or (simplify and less_simplified(gold, stated.expression))
-        or (_SCIENTIFIC_REQUEST.search(request) and _unnormalised_scientific(stated.expression))
-        or (factor and factoring_incomplete(gold, stated.expression))
-        or (expand and factoring_incomplete(stated.expression, gold))
+        _restates_expression(gold, stated.expression, problem[-2000:])
+        or (asked.simplify and less_simplified(gold, stated.expression))
+        or (asked.scientific and _unnormalised_scientific(stated.expression))
+        or (asked.factor and factoring_incomplete(gold, stated.expression))
+        or (asked.expand and factoring_incomplete(stated.expression, gold))
     ):
         found.append("form_differs")
     if (
         _OPEN_PAIR.fullmatch(gold.strip().strip("$"))
         and _RELATION.search(stated.expression)
-        and not _INTERVAL_CONTEXT.search(problem[-2000:])
+        and not asked.interval_context
     ):
         found.append("pair_or_interval")  # "1 < x < 7" for the bare gold (1, 7)
     if stated.compound:
@@ -166,7 +194,7 @@ def form_signals(
         stated.expression.strip()
     ):
         found.append("order_lost")  # "{3, 4}" for the ordered pair (3, 4)
-    elif not _ANY_ORDER.search(problem[-2000:]) and _reordered(gold, stated.expression):
+    elif not asked.any_order and _reordered(gold, stated.expression):
         found.append("order_lost")  # "10, 4, -2" for "4, 10, -2", with no "all solutions"
     if _PERCENT.search(gold) and not _PERCENT.search(stated.raw) and _scaled(gold, stated):
         found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
