@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from grading.equivalence.rewrite import (
     chinese_numerals,
+    foreign_number_word,
     number_words,
     scale_words,
     unicode_to_latex,
@@ -176,7 +177,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
             afterthought=True,
         )
     text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
-    text = _strip_wrappers(text)
+    text = foreign_number_word(_strip_wrappers(text))
     # "about 10 of them": said before the sentence is reduced to its number
     approximate = _LEADING_APPROX.match(text) is not None
     if _PROSE_WORDS.search(text):  # "sixteen percent", "eleven positive divisors", "十八人"

@@ -28,7 +28,7 @@ from grading.candidates import (
     find_candidates,
 )
 from grading.equivalence.check import compare_values
-from grading.types import SINGLE_VALUE_TYPES, AnswerType, Evaluation, Sample, Status, Verdict
+from grading.types import SINGLE_VALUE_TYPES, AnswerType, Sample
 
 # A box holding more than this is not a final answer; stops brace matching early.
 MAX_BOX_CHARS = 400
@@ -85,7 +85,6 @@ _LAST_NUMBER = re.compile(r"(?<![\d.,])(\d+)$")
 def detect(
     sample: Sample,
     answer_type: AnswerType,
-    evaluations: tuple[Evaluation, ...],
     candidates: Candidates | None = None,
 ) -> tuple[str, ...]:
     """The doubt codes (from grading.reasons) that the output's text raises."""
@@ -100,10 +99,7 @@ def detect(
         or sample.output.rfind("<think>") > sample.output.rfind("</think>")  # reply never began
         or stops_inside_the_gold(sample.gold, tail)
     )
-    if cut_off and (
-        sample.finish_reason.strip().lower() == "length"
-        or not _never_reached_the_gold(sample, evaluations, tail)
-    ):
+    if cut_off:
         findings.append("truncated")
     if lists_options(sample.output, candidates, sample.problem):
         findings.append("options_listed")
@@ -113,17 +109,6 @@ def detect(
     if states_different_answers(sample.output, candidates, single_valued):
         findings.append("multiple_answers")
     return tuple(findings)
-
-
-def _never_reached_the_gold(sample: Sample, evaluations: tuple[Evaluation, ...], tail: str) -> bool:
-    """A cut-off text whose "incorrect" no evaluator doubts and whose end never writes the
-    gold ("So the total is 1683 + 1050 −" for 2418): what was written is not the answer, and
-    how it would have ended cannot change that."""
-    verdicts = {e.verdict for e in evaluations if e.status is Status.OK}
-    if verdicts != {Verdict.INCORRECT}:
-        return False
-    gold = re.sub(r"[\s$]|\\[,!;]", "", sample.gold)
-    return bool(gold) and gold not in re.sub(r"[\s$]|\\[,!;]", "", tail[-_GOLD_WINDOW:])
 
 
 def is_truncated(finish_reason: str, tail: str) -> bool:

@@ -16,7 +16,7 @@ _LABEL = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’(])([A-E])\s*[:.)](?=\s)")
 _ANSWER_LETTER = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’\\{])([A-E])(?![\w'’])(?!\s+[a-z])")
 _OPTION_END = re.compile(r"[\s,;]+$")
 _ALTERNATIVE_LETTERS = re.compile(
-    r"^\W*\(?[A-Ea-e]\)?(?:\s*[:.)]\s*[^,;\n]{0,30}?)?\s*(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)"
+    r"^\W*(?:(?:either|entweder|soit|o bien|o)\s+)?\(?[A-Ea-e]\)?(?:\s*[:.)]\s*[^,;\n]{0,30}?)?\s*(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)"
     r"\s*\(?[A-Ea-e]\)?(?![\w'’])"
 )
 
@@ -60,7 +60,7 @@ def named_letters(answer: str) -> list[str]:
 
 def offers_several(answer: str) -> bool:
     """True when an answer opens with two options joined as alternatives: "(A) or (C)",
-    "B and D", "B: 12 or D: 24"; not "D, it cannot be A or B"."""
+    "either (A) or (B)", "B and D", "B: 12 or D: 24"; not "D, it cannot be A or B"."""
     return _ALTERNATIVE_LETTERS.match(answer) is not None
 
 

@@ -90,7 +90,7 @@ def grade_sample(
         if on_evaluation is not None:
             on_evaluation(evaluation)
     evaluations = tuple(finished[e.name] for e in evaluators)
-    findings = detectors.detect(sample, kind, evaluations, candidates)
+    findings = detectors.detect(sample, kind, candidates)
     return jury.decide(kind, evaluations, findings, policy)
 
 

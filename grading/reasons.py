@@ -30,7 +30,7 @@ MESSAGES: dict[str, str] = {
     "constant_of_integration": "The answer differs from the gold only by a constant of integration (+C).",
     "many_answers": "The problem admits many right answers; one other than the gold may be right.",
     "letter_value_mismatch": "The option letter the output gives and the value it states name different options.",
-    "declined": "The output says it is not sure or that no option fits.",
+    "declined": "The output says it is not sure, that no option fits, or that the question has no valid answer as posed.",
     "contradicts_itself": "The yes/no answer contradicts the output's own explanation.",
     "equation_expected": "The gold is an equation (y = …) and the answer gives only its right-hand side.",
     "pair_or_interval": "The gold (a, b) can be a point or an open interval; the answer takes it as the interval, and the problem does not say which.",

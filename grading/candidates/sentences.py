@@ -39,6 +39,7 @@ _DIGRESSION = re.compile(
     r"^\s*\((?=[A-Z]?[a-z]+\s)|^\W*(?:by the way|incidentally|as an aside|fun fact|side note"
     r"|note that|p\.?s\.?"
     r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
+    r"|if you(?:['’]d| would)? (?:like|want|prefer|need)|i can also|would you like|shall i"
     r"|to (?:check|verify)|double[- ]check(?:ing)?|sanity check)\b",
     re.IGNORECASE,
 )

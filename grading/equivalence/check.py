@@ -196,6 +196,22 @@ def _top_level_parts(text: str) -> list[str]:
 _INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*C\b")
 
 
+@lru_cache(maxsize=4096)
+def numeric_value(text: str) -> float | None:
+    """The real number a LaTeX answer denotes ("\\frac{19}{6}", "2\\pi"), or None when it is
+    not one number (a variable, a set, an equation, text)."""
+    parsed = parse_answer(text)
+    if not parsed.values or not isinstance(parsed.values[0], sympy.Expr):
+        return None
+    value = parsed.values[0]
+    if value.free_symbols or not value.is_real:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def equal_up_to_constant(gold: str, answer: str) -> bool:
     """Two antiderivatives, each ``+ C``, that differ by a constant: ``\\frac12\\ln|2x| + C``
     and ``\\frac12\\ln|x| + C`` (the ``\\frac12\\ln 2`` is absorbed into C). Their

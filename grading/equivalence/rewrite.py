@@ -290,6 +290,36 @@ _TENS = {
 _SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 
 
+# Numbers a whole answer in Spanish, French, German, Portuguese or Italian names in one word
+# ("Respuesta: seis."). Words that are also English answers ("once", "due", "cent") are left out.
+_FOREIGN_NUMBER_WORDS = {
+    word: value
+    for words in (
+        "cero uno dos tres cuatro cinco seis siete ocho nueve diez _ doce trece catorce quince"
+        " dieciséis diecisiete dieciocho diecinueve veinte",
+        "zéro un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze"
+        " quinze seize dix-sept dix-huit dix-neuf vingt",
+        "_ eins zwei drei vier fünf sechs sieben acht neun zehn _ zwölf dreizehn vierzehn"
+        " fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
+        "_ um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze"
+        " dezesseis dezessete dezoito dezenove vinte",
+        "_ uno _ tre quattro cinque sei sette otto nove dieci undici dodici tredici quattordici"
+        " quindici sedici diciassette diciotto diciannove venti",
+    )
+    for value, word in enumerate(words.split())
+    if word != "_"
+} | {"una": 1, "une": 1, "uma": 1, "duas": 2, "zwei": 2}
+_ONE_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
+def foreign_number_word(text: str) -> str:
+    """A whole answer that is one number word of another language, as digits; else ``text``."""
+    word = text.strip().rstrip(".!").lower()
+    if _ONE_WORD.fullmatch(word) and word in _FOREIGN_NUMBER_WORDS:
+        return str(_FOREIGN_NUMBER_WORDS[word])
+    return text
+
+
 def chinese_numerals(text: str) -> str:
     """Chinese numerals with a tens, hundreds or thousands sign ("十八", "二十五", "一百二十")
     as digits; a lone "一" is too often part of a word ("一共") to read as 1."""

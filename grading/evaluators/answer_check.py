@@ -11,6 +11,7 @@ against the value it names and a yes/no against hedges and self-contradiction.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import replace
@@ -18,7 +19,12 @@ from dataclasses import replace
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, is_sentence, read_answer
 from grading.candidates import BOXED, Candidates, hedges
-from grading.equivalence.check import Comparison, compare_values, equal_up_to_constant
+from grading.equivalence.check import (
+    Comparison,
+    compare_values,
+    equal_up_to_constant,
+    numeric_value,
+)
 from grading.equivalence.rewrite import thousands_separators
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import DECLINES, grade_choice
@@ -55,6 +61,10 @@ _ROUNDING_ASKED = re.compile(
 )
 _DECIMAL_GOLD = re.compile(r"\d\.\d")
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
+# "1/4 (i.e., 0.2)", "3/8 (= 0.375)": the answer's value restated as a decimal in parentheses.
+_RESTATED_DECIMAL = re.compile(
+    r"\(\s*(?:i\.\s?e\.|that is|=|≈|\\approx)\s*,?\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*\)"
+)
 
 
 class AnswerCheck:
@@ -109,13 +119,20 @@ def _grade_math(
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
-    if _COMMA_DECIMAL.fullmatch(stated.expression) and (
+    commas = stated.expression.replace("{,}", ",")  # "-1{,}5": LaTeX's decimal comma
+    if _COMMA_DECIMAL.fullmatch(commas) and (
         forms.comma_convention(f"{sample.problem} {sample.output}") == "decimal"
     ):  # "3,33" in a German text is 3.33
-        stated = replace(stated, expression=stated.expression.replace(",", "."))
+        stated = replace(stated, expression=commas.replace(",", "."))
     if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(gold, stated)
+    if (
+        kind is AnswerType.TEXT
+        and not comparison.equal
+        and _names_the_gold(gold, stated.expression, sample.problem)
+    ):
+        comparison = Comparison(True, "synonym")
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
@@ -137,6 +154,8 @@ def _grade_math(
     ):
         signals.append("hedged")  # "approximately 15" for 15: the output did not commit to it
     signals.extend(forms.unit_signals(gold, stated, sample.problem, sample.output))
+    if _restates_another_value(stated):
+        signals.append("multiple_answers")
     if (
         correct
         and "decimal_commas" in comparison.rewrites
@@ -167,6 +186,61 @@ def _grade_math(
         ),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
+
+
+_TEXT_WORD = re.compile(r"[^\W\d_]+")
+_ARTICLES = frozenset("a an the".split())
+_WORDS_ONLY = re.compile(r"[^\W\d_]{2,}(?:[ '-][^\W\d_]+)*")
+_JOINS_OR_DENIES = frozenset("and or nor but not no never neither".split())
+
+
+def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
+    """A text answer that is the gold's words with only articles and words of the question
+    around them: "a thursday" for "Thursday", "an odd function" for "odd" when the question
+    asks whether "the function" is even, odd, or neither. Another option or a negation
+    ("odd and even", "not odd") is not the gold."""
+    gold_text = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", gold).strip().lower()
+    if not _WORDS_ONLY.fullmatch(gold_text):  # "-i" is mathematics
+        return False
+    gold_words = _TEXT_WORD.findall(gold_text)
+    answer_words = _TEXT_WORD.findall(expression.lower())
+    if not gold_words or len(answer_words) > len(gold_words) + 3:
+        return False
+    size = len(gold_words)
+    at = next(
+        (
+            i
+            for i in range(len(answer_words) - size + 1)
+            if answer_words[i : i + size] == gold_words
+        ),
+        None,
+    )
+    if at is None:
+        return False
+    rest = set(answer_words[:at] + answer_words[at + size :]) - _ARTICLES
+    question = set(_TEXT_WORD.findall(problem.lower()))
+    return not rest & _JOINS_OR_DENIES and rest <= question
+
+
+def _restates_another_value(stated: StatedAnswer) -> bool:
+    """The answer gives its value twice and the two disagree ("x = \\frac{19}{6} \\approx 3.83",
+    "1/4 (i.e., 0.2)"): one of them is a slip, and which one the output meant is unknown. A
+    decimal after ≈ may be rounded or cut to its digits ("\\sqrt{2} \\approx 1.4"); one said
+    to be the value ("i.e.", "=") may only be rounded ("1/3 (= 0.33)")."""
+    restated = _RESTATED_DECIMAL.search(stated.raw)
+    decimal = restated.group(1) if restated else stated.approximation
+    if not re.fullmatch(r"-?\d+(?:\.\d+)?", decimal or ""):
+        return False
+    value = numeric_value(stated.expression)
+    if value is None:
+        return False
+    gap = abs(value - float(decimal))
+    step = 10.0 ** -len(decimal.partition(".")[2])
+    if restated is not None and "≈" not in restated.group(0) and "approx" not in restated.group(0):
+        return (
+            gap >= step / 2 - 1e-12 and compare_values(stated.expression, decimal).equal is not True
+        )
+    return gap >= step and not math.isclose(value, float(decimal), rel_tol=0.01)
 
 
 def _lists_values(expression: str) -> bool:

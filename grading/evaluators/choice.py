@@ -20,8 +20,20 @@ from grading.types import Status, Verdict
 _GOLD_PREFIX_CHARS = 300
 _YES_NO_WORD = r"(?:yes|no|true|false)"
 _SAME_MEANING = {"yes": "yes", "true": "yes", "no": "no", "false": "no"}
+# A dataset in another language stores its yes/no golds in that language ("Faux", "Nein").
+_GOLD_MEANING = _SAME_MEANING | {
+    **dict.fromkeys(
+        "oui vrai ja wahr sí verdadero sim verdadeiro да верно 是 对 はい".split(), "yes"
+    ),
+    **dict.fromkeys("non faux nein falsch falso não нет неверно 否 不是 错 いいえ".split(), "no"),
+}
 
-_GOLD_YES_NO = re.compile(rf"^\W*({_YES_NO_WORD})\W*$", re.IGNORECASE)
+_GOLD_YES_NO = re.compile(
+    r"^[^\w\u3040-\u30ff\u4e00-\u9fff]*("
+    + "|".join(sorted(_GOLD_MEANING, key=len, reverse=True))
+    + r")[^\w\u3040-\u30ff\u4e00-\u9fff]*$",
+    re.IGNORECASE,
+)
 _GOLD_LETTER = re.compile(
     r"^\s*(?:\\text\{)?\s*\(?([A-E])\)?\s*\}?\s*(?:$|[.:)]|\s+[A-Za-z])"
     r"|(?i:answer\s+is)\W*\(?([A-E])\)?(?![A-Za-z])"
@@ -58,7 +70,7 @@ def gold_choice(gold: str) -> tuple[str, str] | None:
     text = re.sub(r"^\$+|\$+$|^\\boxed\{(.*)\}$", r"\1", text).strip()
     yes_no = _GOLD_YES_NO.match(re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", text))
     if yes_no:
-        return "yes_no", _SAME_MEANING[yes_no.group(1).lower()]
+        return "yes_no", _GOLD_MEANING[yes_no.group(1).lower()]
     letter = _GOLD_LETTER.search(text)
     if letter:
         return "letter", letter.group(1) or letter.group(2)

@@ -30,6 +30,16 @@ _OPENING_YES_NO = re.compile(
     r"^[\s*#>\"'(「]*(是的|是|不是|否|对|不对|はい|いいえ|네|아니요|아니오)(?=[\s,.。，、!！:：*」]|$)"
 )
 _OPENING_POLARITY = {"是的": True, "是": True, "对": True, "はい": True, "네": True}
+# "答案：是", "回答：いいえ": the answer marked in such a language.
+_MARKED_CJK_YES_NO = re.compile(
+    r"(?:答案|回答|答)\s*[:：]?\s*[*「\"]*(是的|不是|是|否|不对|对|はい|いいえ)(?=[\s,.。，、!！*」\"]|$)"
+)
+# A reply that opens on the word alone: "Faux. Contre-exemple : …", "Nein, denn …".
+_OPENING_WORD = re.compile(
+    r"^[\s*#>\"'(]*(yes|no|true|false|oui|non|vrai|faux|ja|nein|wahr|falsch|sí|verdadero|falso"
+    r"|sim|não|да|нет)[\s*]*[.,!:;—–-]",
+    re.IGNORECASE,
+)
 
 
 # Words of a yes/no question that are not its subject or predicate.
@@ -46,7 +56,9 @@ _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
     r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
     r"|more or less|kind of|sort of|technically|strictly speaking|loosely speaking"
-    r"|for (?:all )?practical purposes|in (?:a|one|some|certain)\s+(?:[a-z]+\s+)?sense)\b",
+    r"|for (?:all )?practical purposes|in (?:a|one|some|certain)\s+(?:[a-z]+\s+)?sense"
+    r"|hängt (?:davon )?ab|teilweise|(?:ça|cela) dépend|dépend de|en partie|depende"
+    r"|parcialmente|en parte|зависит|частично)\b",
     re.IGNORECASE,
 )
 # "true when x is nonnegative": an answer that holds only under a condition.
@@ -60,7 +72,8 @@ _CONDITIONAL = re.compile(
 DECLINES = re.compile(
     r"\b(?:not (?:confident|sure|certain)|cannot (?:determine|decide|tell|be sure)"
     r"|can't (?:determine|decide|tell)|none of the (?:options|choices|answers)|i don't know"
-    r"|unable to (?:determine|decide))\b",
+    r"|unable to (?:determine|decide)|(?:has|have) no (?:valid|well-defined) answer"
+    r"|(?:cannot|can't|could not|couldn't) (?:possibly )?exist|(?:is|are) ill-posed)\b",
     re.IGNORECASE,
 )
 
@@ -185,6 +198,9 @@ _CONNECTIVE = re.compile(r"\W*(?:so|thus|therefore|hence|then|and)?\W*", re.IGNO
 _TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _RESULT = re.compile(r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*[.!]?\s*$")
+_CONCLUDING_CLAUSE = re.compile(
+    r",?\s*\b(?:so|thus|therefore|hence|which means)\b[^.!?]*$", re.IGNORECASE
+)
 _OPTION_MENTION = re.compile(r"\(?\b[A-E]\)|\b[A-E]\s*[:.]\s|\boptions?\b", re.IGNORECASE)
 
 
@@ -197,7 +213,8 @@ def _last_result(working: str) -> str:
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", working) if not _CONNECTIVE.fullmatch(s)]
     if not sentences or _NEGATED.search(sentences[-1]):
         return ""
-    result = _RESULT.search(sentences[-1])
+    # "The LCM is 18, so the answer is" before "(B)": the result is the clause before "so"
+    result = _RESULT.search(_CONCLUDING_CLAUSE.sub("", sentences[-1]))
     return result.group(1) if result else ""
 
 
@@ -242,8 +259,12 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         answer = polarities[-1][1]
         if len({p for _, p in polarities}) > 1:
             signals.append("multiple_answers")
+    elif marked := _MARKED_CJK_YES_NO.findall(sample.output[-300:]):
+        answer = _OPENING_POLARITY.get(marked[-1], False)
     elif (opening_word := _OPENING_YES_NO.match(sample.output)) is not None:
         answer = _OPENING_POLARITY.get(opening_word.group(1), False)
+    elif (word := _OPENING_WORD.match(sample.output)) is not None:
+        answer = _POLARITY.get(word.group(1).lower(), False)
     else:
         committed, _ = choice.committed_answer("yes_no", sample.output)
         answer = None if committed is None else committed == "yes"

@@ -266,9 +266,13 @@ def unit_signals(gold: str, stated: StatedAnswer, problem: str, output: str = ""
         and compare_values(gold, stated.expression.replace(",", ".")).equal
     ):
         found.append("number_format")  # "1,234" where the gold is 1.234 (a decimal comma)
-    if _other_reading_equals(gold, stated.expression):
+    if _other_reading_equals(gold, stated.expression) or _DIVIDES_A_PRODUCT.search(problem):
         found.append("two_readings")
     return found
+
+
+# "6 ÷ 2(1+2)": whether the product binds first (1) or the division does (9) is a convention.
+_DIVIDES_A_PRODUCT = re.compile(r"\d\s*(?:÷|\\div)\s*\d+(?:\.\d+)?\s*(?:\\left)?[(\[]")
 
 
 def comma_convention(text: str) -> str:

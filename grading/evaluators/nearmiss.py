@@ -63,7 +63,9 @@ def near_miss_signals(
 ) -> list[str]:
     """Review reasons for an answer that is not the gold but nearly is."""
     found = []
-    if _gold_stated_elsewhere(gold, candidates):
+    if _gold_stated_elsewhere(gold, candidates) or _gold_derived_just_before(
+        gold, sample.output, candidates
+    ):
         found.append("gold_stated_elsewhere")
     if _rounds_to(gold, stated.expression):
         found.append("rounding_differs")
@@ -110,6 +112,27 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
         if compare_values(gold, read_answer(candidate.text).expression).equal:
             return True
     return False
+
+
+# The working just before a final answer, where the value it concludes is derived.
+_DERIVATION_REACH = 200
+_LAST_EQUATION = re.compile(r"=\s*([^=$\n]{1,40}?)\s*(?:\$\$?|\\\]|\\\))?\s*[.,]?\s*$")
+
+
+def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) -> bool:
+    """The working ends on the gold ("$P = \\frac{3}{8} = 0.375$") and the final answer
+    right after it is another value (``\\boxed{0.35}``): a slip in copying it, or a last
+    step the output never shows."""
+    final = candidates.final
+    if final is None:
+        return False
+    before = output[max(0, final.start - _DERIVATION_REACH) : final.start]
+    # the lines before the final answer's own line
+    lines = [line for line in before[: max(0, before.rfind("\n"))].splitlines() if line.strip()]
+    if not lines:
+        return False
+    equation = _LAST_EQUATION.search(lines[-1])
+    return equation is not None and bool(compare_values(gold, equation.group(1)).equal)
 
 
 def _rounds_to(gold: str, answer: str) -> bool:

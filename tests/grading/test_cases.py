@@ -21,22 +21,25 @@ WRITTEN = DATA_DIR / "written_realistic.jsonl"
 DATA_FLOORS = {
     "written_realistic.jsonl": (0, 38),
     "heldout_realistic_A.jsonl": (1, 28),
-    "heldout_realistic_B.jsonl": (1, 27),
+    "heldout_realistic_B.jsonl": (1, 28),
     "heldout_realistic_C.jsonl": (0, 25),
-    "heldout_realistic_D.jsonl": (1, 25),
-    "heldout_peer_E.jsonl": (1, 28),
+    "heldout_realistic_D.jsonl": (0, 27),
+    "heldout_peer_E.jsonl": (1, 27),
     "peer_mario_eval.jsonl": (2, 13),
     # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9, 12, 8 and 3 silent
     # errors on arrival.
-    "heldout_realistic_F.jsonl": (9, 43),
-    "heldout_realistic_G.jsonl": (5, 36),
-    "heldout_peer_H.jsonl": (1, 34),
+    "heldout_realistic_F.jsonl": (7, 47),
+    "heldout_realistic_G.jsonl": (5, 38),
+    "heldout_peer_H.jsonl": (1, 33),
     "heldout_mixed_J.jsonl": (1, 46),
-    "heldout_realistic_I.jsonl": (2, 32),
-    "heldout_realistic_K.jsonl": (3, 40),
-    "heldout_realistic_L.jsonl": (7, 52),
-    "heldout_realistic_M.jsonl": (2, 35),
+    "heldout_realistic_I.jsonl": (2, 31),
+    "heldout_realistic_K.jsonl": (3, 44),
+    "heldout_realistic_L.jsonl": (6, 49),
+    "heldout_realistic_M.jsonl": (2, 38),
     "heldout_peer_N.jsonl": (2, 24),
+    # The fifth pass: 17 and 12 silent errors on arrival.
+    "heldout_realistic_O.jsonl": (6, 41),
+    "heldout_mixed_P.jsonl": (4, 36),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
@@ -47,13 +50,13 @@ FLOORS = {
         {"answer_check": 117, "math_verify": 94, "math_verify_strict": 44, "strict": 26,
          "flex": 93, "exact": 55},
         0,
-        32,
+        34,
     ),
     "dev_realistic_2.jsonl": (
         {"answer_check": 133, "math_verify": 101, "math_verify_strict": 72, "strict": 22,
          "flex": 102, "exact": 63},
         1,
-        45,
+        46,
     ),
     "hendrycks_math_tests.jsonl": ({"answer_check": 13, "math_verify": 14, "flex": 14, "exact": 16}, 0, 3),
     "lighteval_tests.jsonl": ({"answer_check": 32, "math_verify": 29, "flex": 20, "choice": 15}, 3, 7),
@@ -63,8 +66,9 @@ FLOORS = {
         3,
         # "1000,99" and "1,22" alone are flagged number_format now (with no word around
         # them, a decimal comma and a list of two numbers are both readings; held-out H labels
-        # such outputs ambiguous), and two wrong flags went away.
-        49,
+        # such outputs ambiguous), and two wrong flags went away; "x=1/3\\approx1.3" states
+        # two unequal values.
+        50,
     ),
     "seed_examples.jsonl": ({"answer_check": 10, "math_verify": 7, "flex": 8, "exact": 5, "choice": 6}, 0, 5),
     "xwin_math_readme.jsonl": ({"answer_check": 13, "math_verify": 14, "strict": 2, "flex": 16, "exact": 4}, 0, 3),

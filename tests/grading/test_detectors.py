@@ -7,7 +7,7 @@ from grading.types import AnswerType, Sample
 
 
 def findings(output: str, gold: str = "42", kind=AnswerType.INTEGER, finish_reason: str = ""):
-    return detect(Sample(gold=gold, output=output, finish_reason=finish_reason), kind, ())
+    return detect(Sample(gold=gold, output=output, finish_reason=finish_reason), kind)
 
 
 def test_clean_boxed_answer_raises_nothing():

@@ -243,20 +243,21 @@ def test_a_no_whose_explanation_affirms_the_question_contradicts_itself(
 
 
 @pytest.mark.parametrize(
-    ("gold", "output", "flagged"),
+    ("gold", "output"),
     [
-        ("2418", "Multiples of 3 sum to 1683, of 5 to 1050.\nSo the total is 1683 + 1050 −", False),
-        ("24", "Multiples of 5: ⌊100/5⌋ = 20. The number of multiples of 25 is", False),
-        ("24", "There are 20 multiples of 5 and 4 of 25, so 24 in all; and the multiples of", True),
-        ("44100", "Squaring: $210^2 = 44100", True),
+        ("2418", "Multiples of 3 sum to 1683, of 5 to 1050.\nSo the total is 1683 + 1050 −"),
+        ("24", "Multiples of 5: ⌊100/5⌋ = 20. The number of multiples of 25 is"),
+        ("24", "There are 20 multiples of 5 and 4 of 25, so 24 in all; and the multiples of"),
+        ("44100", "Squaring: $210^2 = 44100"),
+        ("181", "Total students: 7 × 28 = 196.\n\nNow subtract the absent students: 196 − 15 = 18"),
     ],
 )
-def test_a_cut_off_text_is_flagged_only_where_its_end_could_change_the_verdict(
-    gold, output, flagged
-):
+def test_a_cut_off_text_is_flagged_whether_or_not_it_reached_the_gold(gold, output):
+    """Held-out sets O and P label a text cut off before its answer ambiguous, not wrong: what
+    it would have said is unknown, so the row goes to a human."""
     graded = grade(gold, output)
 
-    assert ("truncated" in reasons(graded)) == flagged, reasons(graded)
+    assert "truncated" in reasons(graded), reasons(graded)
 
 
 def test_a_generation_stopped_on_its_length_limit_is_always_flagged():

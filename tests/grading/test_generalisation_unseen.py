@@ -568,3 +568,128 @@ def test_one_number_does_not_answer_a_gold_of_two_values():
     graded = grade("4 \\text{ cm}, 9 \\text{ cm}", "The width is $\\boxed{4}$ cm.")
 
     assert graded.auto_verdict is Verdict.INCORRECT
+
+
+# Held-out sets O and P (docs/grading.md, "Fifth pass"): the kinds of mistakes their
+# development folds showed, each in examples of our own.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "flagged"),
+    [
+        ("\\frac{7}{3}", "Divide by 3:\n\n$\\boxed{x = \\frac{7}{3} \\approx 2.71}$", True),
+        ("\\frac{1}{5}", "So the answer is 1/5 (i.e., 0.25).", True),
+        ("\\sqrt{3}", "$\\boxed{\\sqrt{3} \\approx 1.7}$", False),
+        ("\\frac{2}{3}", "So the answer is 2/3 (i.e., 0.67).", False),
+    ],
+)
+def test_an_answer_restated_as_an_unequal_decimal_states_two_answers(gold, output, flagged):
+    """One of the two values is a slip, and which one the output meant is unknown."""
+    assert ("multiple_answers" in reasons(grade(gold, output))) == flagged
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "verdict"),
+    [
+        ("Falsch", "Falsch. Gegenbeispiel: $1$ und $-1$ sind ungerade, ihre Summe $0$ nicht.", "correct"),
+        ("Vrai", "Vrai, car tout entier pair s'écrit $2k$.", "correct"),
+        ("否", "91 = 7 × 13，所以 91 不是质数。答案：否", "correct"),
+        ("Nein", "Ja, denn 15 ist durch 3 teilbar.", "incorrect"),
+    ],
+)  # fmt: skip
+def test_yes_no_golds_of_other_languages_are_graded_as_yes_or_no(gold, output, verdict):
+    graded = grade(gold, output, "Wahr oder falsch? / Vrai ou faux ? / 是否？")
+
+    assert graded.auto_verdict.value == verdict
+    assert not graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [("8", "Un octágono tiene ocho lados.\n\nRespuesta: ocho."), ("12", "Réponse : douze."),
+     ("20", "Antwort: zwanzig")],
+)  # fmt: skip
+def test_an_answer_that_is_one_number_word_of_another_language_is_that_number(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_latex_braced_comma_is_a_decimal_comma_in_a_french_text():
+    output = "Donc $x = \\frac{10}{4} = 2{,}5$.\n\nLa solution est $x = 2{,}5$."
+
+    graded = grade("\\frac{5}{2}", output, "Résoudre l'équation $4x - 10 = 0$.")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "verdict"),
+    [
+        ("even", "Hence $g$ is an **even** function.", "correct"),
+        ("\\text{Saturday}", "It will be a saturday.", "correct"),
+        ("even", "So $g$ is not even.", "incorrect"),
+        ("even", "It is both even and odd.", "incorrect"),
+        ("-i", "$i$", "incorrect"),
+    ],
+)
+def test_a_text_answer_is_the_gold_with_articles_and_the_questions_words_around_it(
+    gold, output, verdict
+):
+    problem = "Is the function $g(x) = x^4$ even, odd, or neither? What day of the week is it?"
+
+    assert grade(gold, output, problem).auto_verdict.value == verdict
+
+
+def test_an_offer_after_the_answer_is_not_the_answer():
+    output = (
+        "Area = 6 × 4 = 24.\n\nThe area is 24 square units. If you'd like, I can also find "
+        "the perimeter, which would be 2(6 + 4) = 20."
+    )
+
+    graded = grade("24", output, "A rectangle is 6 by 4. What is its area?")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+def test_either_of_two_letters_is_a_hedge():
+    problem = "Which is a prime? (A) 21 (B) 23 (C) 25 (D) 27"
+
+    graded = grade(
+        "B", "23 has no divisors, but so might 27.\n\nSo the answer is either (B) or (D).", problem
+    )
+
+    assert "hedged" in reasons(graded)
+
+
+def test_a_letter_after_a_clause_naming_another_options_value_is_a_mismatch():
+    problem = "What is the greatest common divisor of 12 and 18? A) 3  B) 4  C) 6  D) 9"
+
+    graded = grade("C", "The GCD is 6, so the answer is (B).", problem)
+
+    assert "letter_value_mismatch" in reasons(graded)
+
+
+def test_a_division_before_a_bracket_reads_two_ways():
+    assert "two_readings" in reasons(grade("16", "1", "What is $8 \\div 2(2+2)$?"))
+
+
+def test_an_output_that_calls_the_question_impossible_goes_to_a_person():
+    output = "Since $2 + 3 < 9$, such a triangle cannot exist. The question has no valid answer."
+
+    assert "declined" in reasons(grade("14", output, "A triangle has sides 2, 3 and 9. Perimeter?"))
+
+
+def test_a_final_answer_other_than_the_value_the_working_ends_on_is_flagged():
+    output = "Two of the eight outcomes work.\n\n$P = \\frac{2}{8} = 0.25$\n\n$\\boxed{0.2}$"
+
+    assert "gold_stated_elsewhere" in reasons(grade("\\frac{1}{4}", output))
+
+
+def test_it_depends_in_german_hedges_a_yes_or_no():
+    output = (
+        "Das hängt davon ab. Jede monotone beschränkte Folge konvergiert; insofern teilweise wahr."
+    )
+
+    assert "hedged" in reasons(
+        grade("Falsch", output, "Wahr oder falsch: Jede beschränkte Folge konvergiert.")
+    )
