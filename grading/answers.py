@@ -55,6 +55,8 @@ _LEADING_WORD = re.compile(
     r"|than|except|only|about|approximately|roughly|around|nearly|almost)\b)[a-z]{2,}\s+){1,2}"
     r"(?=[-−(\[$\\\d√])"
 )
+# A sentence that opens on a name and its verb: "Pedro walked 2 1/3 miles".
+_NAME_AND_VERB = re.compile(r"^[A-Z][a-z]+\s+(?=[a-z]{2,}\s+[-−(\[$\\\d√])")
 _HEDGE_SPLIT = re.compile(
     r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|或者?)\s*", re.IGNORECASE
 )
@@ -63,8 +65,10 @@ _EITHER = re.compile(r"^\s*(?:either|soit|entweder|o bien)\s+", re.IGNORECASE)
 _PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
 _HEAD = re.compile(
     r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*([A-Za-z])\s*\))"
-    r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\d+[A-Z]|\\[A-Za-z]+)\s*=\s*(?=\S)"
+    r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\d+[A-Z]|\\[A-Za-z]+)\s*(?:=|\\in(?![a-z])|∈)\s*(?=\S)"
 )
+# "x \\mapsto x + 2": a function given as a map states its value.
+_MAPS_TO = re.compile(r"^\s*[A-Za-z]\s*(?:\\mapsto|↦|\\to)\s*(?=\S)")
 _WORD_HEAD = re.compile(
     r"^\s*(?:\\text\{)?(?:[A-Za-z]{2,}[A-Za-z ]{0,30}|[\u3040-\u30ff\u4e00-\u9fff]{1,12})(?:\})?"
     r"\s*=\s*(?=\S)"
@@ -191,7 +195,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     factorial = _MATH_FACTORIAL.search(raw) or (boxed and _BOXED_FACTORIAL.search(raw))
     if factorial and text[-1:].isdigit():
         text += "!"  # "$6!$" ends on a factorial, not on an exclamation mark
-    text = _ALL_SUCH.sub("", _LEADING_CJK.sub("", _LEADING_WORD.sub("", text)))
+    text = _ALL_SUCH.sub(
+        "", _LEADING_CJK.sub("", _LEADING_WORD.sub("", _NAME_AND_VERB.sub("", text)))
+    )
     leading_approx = _LEADING_APPROX.match(text)
     text = text[leading_approx.end() :] if leading_approx else text
     approximation = ""
@@ -218,6 +224,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         text
     ):
         head, text = word_head.group(0).rstrip(" ="), text[word_head.end() :]
+    text = _MAPS_TO.sub("", text)
     number = _number_phrase(text)
     if number is not None:
         text = number

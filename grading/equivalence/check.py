@@ -194,6 +194,8 @@ def _top_level_parts(text: str) -> list[str]:
 
 
 _INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*C\b")
+# An answer may name its constant otherwise: "+ K", "+ c", "+ C_1".
+_ANY_CONSTANT = re.compile(r"\s*\+\s*(?:C\b|[cKk](?:_\{?\d\}?)?\s*$|C_\{?\d\}?\s*$)")
 
 
 @lru_cache(maxsize=4096)
@@ -216,9 +218,12 @@ def equal_up_to_constant(gold: str, answer: str) -> bool:
     """Two antiderivatives, each ``+ C``, that differ by a constant: ``\\frac12\\ln|2x| + C``
     and ``\\frac12\\ln|x| + C`` (the ``\\frac12\\ln 2`` is absorbed into C). Their
     difference has a zero derivative at every probe point."""
-    if not (_INTEGRATION_CONSTANT.search(gold) and _INTEGRATION_CONSTANT.search(answer)):
+    if not (_INTEGRATION_CONSTANT.search(gold) and _ANY_CONSTANT.search(answer)):
         return False
-    values = [parse_answer(_INTEGRATION_CONSTANT.sub("", side)).values for side in (gold, answer)]
+    values = [
+        parse_answer(_INTEGRATION_CONSTANT.sub("", gold)).values,
+        parse_answer(_ANY_CONSTANT.sub("", answer)).values,
+    ]
     if not values[0] or not values[1]:
         return False
     first, second = values[0][0], values[1][0]

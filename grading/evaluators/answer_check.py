@@ -119,6 +119,8 @@ def _grade_math(
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
+    if _NONE.fullmatch(stated.expression) and _COUNT_ASKED.search(sample.problem[-300:]):
+        stated = replace(stated, expression="0")  # "none" answers "How many …?"
     commas = stated.expression.replace("{,}", ",")  # "-1{,}5": LaTeX's decimal comma
     if _COMMA_DECIMAL.fullmatch(commas) and (
         forms.comma_convention(f"{sample.problem} {sample.output}") == "decimal"
@@ -188,6 +190,8 @@ def _grade_math(
     }
 
 
+_NONE = re.compile(r"none|no (?:real )?solutions?|no such \w+", re.IGNORECASE)
+_COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b", re.IGNORECASE)
 _TEXT_WORD = re.compile(r"[^\W\d_]+")
 _ARTICLES = frozenset("a an the".split())
 _WORDS_ONLY = re.compile(r"[^\W\d_]{2,}(?:[ '-][^\W\d_]+)*")

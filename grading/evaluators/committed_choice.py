@@ -185,6 +185,8 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
         signals.append("multiple_answers")
     if letter is None:
         letter, _ = choice.committed_answer("letter", sample.output)
+        if letter is not None and _TWO_LETTERS_OFFERED.search(sample.output[-_RESULT_REACH:]):
+            signals.append("hedged")  # "the answer is either B or D, depending on …"
     if DECLINES.search(sample.output[-300:]):
         signals.append("declined")
     return letter, signals
@@ -198,6 +200,9 @@ _CONNECTIVE = re.compile(r"\W*(?:so|thus|therefore|hence|then|and)?\W*", re.IGNO
 _TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _RESULT = re.compile(r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*[.!]?\s*$")
+_TWO_LETTERS_OFFERED = re.compile(
+    r"\b(?:either|entweder|soit|o bien)\s+\(?[A-E]\)?\s*(?:or|oder|ou|o)\s+\(?[A-E]\)?(?![A-Za-z])"
+)
 _CONCLUDING_CLAUSE = re.compile(
     r",?\s*\b(?:so|thus|therefore|hence|which means)\b[^.!?]*$", re.IGNORECASE
 )

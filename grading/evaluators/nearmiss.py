@@ -81,7 +81,34 @@ def near_miss_signals(
         found.append("no_real_solution")
     if _answers_one_part(gold, stated.expression):
         found.append("partial_match")
+    if _MONOTONE.search(_question(sample.problem)) and _same_but_endpoints(gold, stated.expression):
+        found.append("endpoint_convention")
     return found
+
+
+# Where a function increases, decreases or is concave: textbooks differ on the endpoints.
+_MONOTONE = re.compile(
+    r"\b(?:increas|decreas|concave|convex|monoton)|croissant|décroissant|steigend|fallend"
+    r"|creciente|decreciente|возраст|убыва|递增|递减|单调",
+    re.IGNORECASE,
+)
+_BRACKET = re.compile(r"\\left|\\right|[\[\]()]")
+
+
+def _same_but_endpoints(gold: str, answer: str) -> bool:
+    """The same interval but for whether its ends are included: ``(0, \\infty)`` for
+    ``[0, \\infty)``."""
+    if not _BRACKET.search(gold) or not _BRACKET.search(answer):
+        return False
+    gold_open, answer_open = _BRACKET.sub(_as_open, gold), _BRACKET.sub(_as_open, answer)
+    changed = gold_open != gold or answer_open != answer
+    return changed and bool(compare_values(gold_open, answer_open).equal)
+
+
+def _as_open(bracket: re.Match) -> str:
+    return {"[": "(", "]": ")"}.get(
+        bracket.group(0), "" if "\\" in bracket.group(0) else bracket.group(0)
+    )
 
 
 def _answers_one_part(gold: str, answer: str) -> bool:

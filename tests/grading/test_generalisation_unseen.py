@@ -693,3 +693,44 @@ def test_it_depends_in_german_hedges_a_yes_or_no():
     assert "hedged" in reasons(
         grade("Falsch", output, "Wahr oder falsch: Jede beschränkte Folge konvergiert.")
     )
+
+
+# Held-out sets Q and R, measured on arrival after O and P: the kinds of their development folds.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("2\\frac{1}{4}", "Add the sixths.\n\nMaria ran 2 1/4 miles in all.", "How far did she run?"),
+        ("3, 5", "Both work.\n\nSo $n \\in \\{5, 3\\}$.", "Find all positive integers $n$."),
+        ("f(x) = 2x", "So $f$ is the map $x \\mapsto 2x$.", "Find all functions $f$."),
+        ("x^3 + C", "$$\\int 3x^2\\,dx = \\boxed{x^3 + K}$$", "Find $\\int 3x^2\\,dx$."),
+        ("0", "none", "How many real solutions does $x^2 + 4 = 0$ have?"),
+    ],
+)  # fmt: skip
+def test_names_maps_memberships_renamed_constants_and_none_state_the_gold(gold, output, problem):
+    assert grade(gold, output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_either_of_two_bare_letters_hedges_the_letter_read_from_the_text():
+    problem = "Which has the highest boiling point? A. H2O  B. H2S  C. H2Se  D. H2Te"
+    output = (
+        "Hydrogen bonding favours water.\n\nSo the answer is either A or D, depending on the data."
+    )
+
+    assert "hedged" in reasons(grade("A", output, problem))
+
+
+@pytest.mark.parametrize(
+    ("problem", "flagged"),
+    [
+        ("On what interval is $g(x) = x^4$ increasing?", True),
+        ("Find the domain of $\\ln x$.", False),
+    ],
+)
+def test_an_interval_of_increase_that_differs_only_in_its_endpoints_is_a_convention(
+    problem, flagged
+):
+    graded = grade("[0, \\infty)", "So the answer is $\\boxed{(0, \\infty)}$.", problem)
+
+    assert ("endpoint_convention" in reasons(graded)) == flagged
