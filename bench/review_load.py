@@ -4,22 +4,30 @@ browser does, while a lead keeps reloading the statistics page.
 Creates its own database (``mathjury_bench_load``, or MATHJURY_BENCH_DB) on the server named by
 DATABASE_URL, loads a graded run of --rows rows (bench/export.py's run: one row in ten
 flagged), starts gunicorn on 127.0.0.1 only, and runs --annotators threads, each starting at its
-own flagged row and doing --reviews rounds of: open the row (GET, full page), save a verdict
-(htmx POST, whose response is the next row to review). One more thread is the lead, reloading
-the run's statistics page every --stats-every seconds. Everything stops after --seconds.
+own flagged row and doing --reviews rounds of: open the row (GET, full page), read it for
+--think seconds, save a verdict (htmx POST targeting #item, as htmx sends it, whose response is
+the next row to review). One more thread is the lead, reloading the run's statistics page every
+--stats-every seconds. Everything stops after --seconds.
+
+--think 0 (the default) is a closed loop with no pause: each annotator sends its next request
+as soon as the last is answered, the stress figure. With --think SECONDS, each pause is drawn
+uniformly between half and one and a half times that mean (seeded by --seed, so two runs send
+the same pauses) and the annotators start spread over one mean pause: people reading rows.
 
 Prints, per kind of request, the count and the p50/p95/p99 of the server's own time (from
 gunicorn's access log, %(D)s) and of the time the client waited (which adds queueing: the
-clients share the machine's cores with the server), the errors, and whether every saved
-verdict is in the database exactly once.
+clients share the machine's cores with the server), requests per second, the errors (5xx
+counted apart), and whether every saved verdict is in the database exactly once.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/review_load.py
+    DATABASE_URL=... .venv/bin/python bench/review_load.py --think 8 --reviews 15
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import socket
 import statistics
@@ -48,6 +56,10 @@ def main() -> None:
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--reviews", type=int, default=20, help="rows each annotator saves")
     parser.add_argument("--seconds", type=int, default=600, help="stop after this long")
+    parser.add_argument(
+        "--think", type=float, default=0.0, help="mean seconds an annotator reads a row"
+    )
+    parser.add_argument("--seed", type=int, default=17, help="seeds the think times")
     parser.add_argument("--stats-every", type=float, default=2.0)
     parser.add_argument("--gunicorn-workers", type=int, default=4)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
@@ -117,6 +129,7 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
         _wait_until_up(base)
         results = Results()
         deadline = time.monotonic() + args.seconds
+        done = threading.Event()
         threads = [
             threading.Thread(
                 target=annotate,
@@ -126,13 +139,13 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
                     session_for(user),
                     start,
                     args.reviews,
+                    Reader(mean=args.think, seed=f"{args.seed}-{n}", done=done),
                     deadline,
                     results,
                 ),
             )
-            for user, start in zip(annotators, starts, strict=True)
+            for n, (user, start) in enumerate(zip(annotators, starts, strict=True))
         ]
-        done = threading.Event()
         lead_thread = threading.Thread(
             target=reload_stats,
             args=(base, session_for(lead), run.pk, args.stats_every, done, deadline, results),
@@ -156,9 +169,10 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
             print(errors[-3000:])
 
     server_ms = _server_times(log_path)
+    reading = f"reading each row {args.think:g} s on average" if args.think else "no pause"
     print(
         f"\n{args.annotators} annotators × {args.reviews} reviews on {args.rows:,} rows, "
-        f"{args.gunicorn_workers} gunicorn workers, {elapsed:.0f} s\n"
+        f"{reading}, {args.gunicorn_workers} gunicorn workers, {elapsed:.0f} s\n"
     )
     print(f"{'request':<22}{'count':>7}{'server p50/p95/p99 ms':>26}{'client p50/p95/p99 ms':>26}")
     for kind in ("item page", "save → next row", "statistics page"):
@@ -167,7 +181,10 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
             f"{kind:<22}{len(client):>7}{_percentiles(server_ms[kind]):>26}"
             f"{_percentiles(client):>26}"
         )
-    print(f"\nerrors: {dict(results.errors) or 'none'}")
+    answered = sum(len(times) for times in server_ms.values())
+    print(f"\nrequests answered: {answered} in {elapsed:.0f} s, {answered / elapsed:.1f} a second")
+    server_errors = sum(n for status, n in results.statuses.items() if status >= 500)
+    print(f"errors: {dict(results.errors) or 'none'}; 5xx: {server_errors}")
     # Lost: a 200 with no review by that annotator on that row; doubled: one annotator's
     # row with two reviews (each POST is sent once). Two annotators reaching the same row is
     # counted apart: the queue order may lead one into rows another already decided.
@@ -194,6 +211,7 @@ class Results:
         self.lock = threading.Lock()
         self.latency_ms: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
+        self.statuses: dict[int, int] = defaultdict(int)
         self.saved_items: list[tuple[str, int]] = []  # (annotator, item) answered 200
 
     def record(self, kind: str, started: float, response: requests.Response | None) -> None:
@@ -201,14 +219,40 @@ class Results:
             self.latency_ms[kind].append((time.perf_counter() - started) * 1000)
             if response is None:
                 self.errors[f"{kind}: no response"] += 1
-            elif response.status_code >= 400:
+                return
+            self.statuses[response.status_code] += 1
+            if response.status_code >= 400:
                 self.errors[f"{kind}: {response.status_code}"] += 1
 
 
-def annotate(base, username, session_key, item_id, reviews, deadline, results: Results) -> None:
-    """Open a row, save a verdict (htmx), follow to the next row; ``reviews`` times."""
+class Reader:
+    """How long one annotator reads each row: uniform between half and one and a half times
+    ``mean`` seconds, from its own seeded generator; no pause when ``mean`` is 0."""
+
+    def __init__(self, *, mean: float, seed: str, done: threading.Event) -> None:
+        self.mean = mean
+        self.random = random.Random(seed)
+        self.done = done
+
+    def start(self) -> None:
+        """Wait a share of one mean pause, so the annotators do not all begin at once."""
+        if self.mean:
+            self.done.wait(self.random.uniform(0, self.mean))
+
+    def read(self, deadline: float) -> None:
+        """Pause as a person reading the row would, never past ``deadline``."""
+        if self.mean:
+            pause = self.random.uniform(0.5 * self.mean, 1.5 * self.mean)
+            self.done.wait(min(pause, max(0.0, deadline - time.monotonic())))
+
+
+def annotate(
+    base, username, session_key, item_id, reviews, reader: Reader, deadline, results: Results
+) -> None:
+    """Open a row, read it, save a verdict (htmx), follow to the next row; ``reviews`` times."""
     http = requests.Session()
     http.cookies.set("sessionid", session_key, domain="127.0.0.1")
+    reader.start()
     for _ in range(reviews):
         if time.monotonic() > deadline:
             return
@@ -220,12 +264,20 @@ def annotate(base, username, session_key, item_id, reviews, deadline, results: R
         version = VERSION.search(page.text)
         token = CSRF.search(page.text)
         data = {"verdict": "correct", "note": "", "expected_version": version.group(1)}
+        reader.read(deadline)
+        if time.monotonic() > deadline:
+            return
         started = time.perf_counter()
         saved = _post(
             http,
             f"{base}/items/{item_id}/",
             data,
-            {"HX-Request": "true", "X-CSRFToken": token.group(1) if token else ""},
+            {  # what htmx sends for the review form (hx-target="#item")
+                "HX-Request": "true",
+                "HX-Target": "item",
+                "HX-Current-URL": f"{base}/items/{item_id}/",
+                "X-CSRFToken": token.group(1) if token else "",
+            },
         )
         results.record("save → next row", started, saved)
         if saved is None or saved.status_code != 200:

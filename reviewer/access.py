@@ -191,16 +191,17 @@ def review_kind(*, item: Item, user, role: str | None) -> str:
         )
     if adjudicates and item.review_stage != Stage.BLIND:
         return Review.Kind.REVIEW
-    assigned = Assignment.objects.filter(item=item, annotator=user).exists()
+    assigned = Assignment.objects.filter(item=item, annotator=user)
     if item.review_stage == Stage.BLIND:
-        if assigned:
+        if assigned.exists():
             return Review.Kind.BLIND
         if adjudicates:
             return Review.Kind.ADJUDICATION
         raise PermissionDenied(
             "This row is under blind double review by the annotators it is assigned to."
         )
-    if not assigned and run_queue_split(run_id=item.run_id):
+    # The split first: on a run nobody split (the usual case) the assignment is not asked.
+    if run_queue_split(run_id=item.run_id) and not assigned.exists():
         raise PermissionDenied(
             "This run's review queue is split among annotators and this row is not in yours; "
             "an adjudicator or owner can review it."

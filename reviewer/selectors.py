@@ -232,11 +232,13 @@ def item_filter(*, run: Run, filters: ItemFilters) -> QuerySet[Item]:
 
 
 def item_neighbours(*, item: Item, filters: ItemFilters) -> Neighbours:
-    """The items before and after ``item`` in the filtered order, and the next one to review.
+    """The items before and after ``item`` in the filtered order, and the next one to review,
+    in one query.
 
     Works from the item's sort key (its row number, or its stored queue position), so it also
     answers for an item that has just left the filter (for example one that was reviewed
-    under "not reviewed"); each neighbour is a range of an index from that key.
+    under "not reviewed"); each neighbour is a range of an index from that key, asked as a
+    subquery of the run's row.
     """
     key = _ordering(filters)
     if key == "queue_position" and queue_order_current(run=item.run):
@@ -249,14 +251,21 @@ def item_neighbours(*, item: Item, filters: ItemFilters) -> Neighbours:
     to_review = items if filters.queue else items.filter(needs_review=True).exclude(_HUMAN)
     if key == "queue_position" and not filters.queue:
         to_review = to_review.filter(queue_position__lt=(FLAGGED + 1) * QUEUE_STRIDE)
-    next_to_review = to_review.filter(after).values_list("pk", flat=True).first()
-    if next_to_review is None:  # wrap around to the first one still waiting
-        next_to_review = to_review.values_list("pk", flat=True).first()
-    return Neighbours(
-        previous_id=items.filter(before).order_by(f"-{key}").values_list("pk", flat=True).first(),
-        next_id=items.filter(after).values_list("pk", flat=True).first(),
-        next_flagged_unreviewed_id=next_to_review,
+
+    def first(rows: QuerySet[Item]) -> Subquery:
+        return Subquery(rows.values("pk")[:1])
+
+    found = (
+        Run.objects.filter(pk=item.run_id)
+        .values(
+            previous_id=first(items.filter(before).order_by(f"-{key}")),
+            next_id=first(items.filter(after)),
+            # after this row, else wrapped around to the first one still waiting
+            next_flagged_unreviewed_id=Coalesce(first(to_review.filter(after)), first(to_review)),
+        )
+        .get()
     )
+    return Neighbours(**found)
 
 
 def still_to_review_by(user_id: int | None) -> Q:

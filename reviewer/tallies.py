@@ -12,7 +12,6 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Count, Max, Q, Sum
 
 from reviewer.models import TALLY_COUNTS, Run, RunTally
 
@@ -44,23 +43,43 @@ _COUNTED = ("changes", *TALLY_COUNTS, "assigned")
 assert _COUNTED == tuple(f.name for f in fields(Tally))[:-1], "Tally follows TALLY_COUNTS"
 
 
+# One statement, written out once: it runs on every item page and save, and composing its
+# fourteen aggregates with the ORM took 2.7 ms of CPU a call against 0.3 for this.
+_TALLY_SQL = (
+    "SELECT count(*), max(last_graded_at) FILTER (WHERE graded_generation = %s), "  # noqa: S608 (names from the model)
+    + ", ".join(f"sum({name})" for name in _COUNTED)
+    + f" FROM {RunTally._meta.db_table} WHERE run_id = %s"
+)
+
+_SPLIT_SQL = f"SELECT sum(assigned) FROM {RunTally._meta.db_table} WHERE run_id = %s"  # noqa: S608
+
+
 def run_tally(*, run: Run) -> Tally:
     """The run's counts now, in one query (two when its tallies are folded first)."""
-    row = RunTally.objects.filter(run=run).aggregate(
-        pieces=Count("pk"),
-        last_graded_at=Max("last_graded_at", filter=Q(graded_generation=run.grading_generation)),
-        **{name: Sum(name) for name in _COUNTED},
-    )
-    if row["pieces"] > FOLD_ABOVE:
+    with connection.cursor() as cursor:
+        cursor.execute(_TALLY_SQL, [run.grading_generation, run.pk])
+        pieces, last_graded_at, *sums = cursor.fetchone()
+    if pieces > FOLD_ABOVE:
         run_tallies_fold(run_id=run.pk)
     return Tally(
-        last_graded_at=row["last_graded_at"], **{name: row[name] or 0 for name in _COUNTED}
+        last_graded_at=_as_datetime(last_graded_at),
+        **{name: int(value or 0) for name, value in zip(_COUNTED, sums, strict=True)},
     )
+
+
+def _as_datetime(value):
+    """A datetime read by raw SQL as the ORM would return it (SQLite gives its text)."""
+    column = RunTally._meta.get_field("last_graded_at").get_col(RunTally._meta.db_table)
+    for convert in connection.ops.get_db_converters(column):
+        value = convert(value, column, connection)
+    return value
 
 
 def run_queue_split(*, run_id: int) -> bool:
     """Whether the run's review queue is split among annotators (it has assignments)."""
-    assigned = RunTally.objects.filter(run_id=run_id).aggregate(n=Sum("assigned"))["n"]
+    with connection.cursor() as cursor:  # as _TALLY_SQL: an annotator's page and save ask it
+        cursor.execute(_SPLIT_SQL, [run_id])
+        (assigned,) = cursor.fetchone()
     return bool(assigned)
 
 

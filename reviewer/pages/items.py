@@ -119,6 +119,21 @@ def _ruling_offer(item: Item | None, user) -> dict | None:
     return {"item": item, "count": count, "verdict": ReviewVerdict(item.final_verdict).label}
 
 
+def _saved_before_redirect(request: HttpRequest, shown: Item) -> Item | None:
+    """The row whose verdict was saved just before the redirect to ``shown`` (its id kept in
+    the session), if it is of the same project; taken from the session either way."""
+    offered_id = request.session.pop(RULING_OFFER_KEY, None)
+    if offered_id is None:
+        return None
+    if offered_id == shown.pk:
+        return shown
+    offered = Item.objects.select_related("run").filter(pk=offered_id).first()
+    if offered is None or offered.run.project_id != shown.run.project_id:
+        return None
+    offered.role = shown.role
+    return offered
+
+
 def _item_context(*, item: Item, user, filters: ItemFilters, filter_query: str) -> dict:
     evaluations = list(item.evaluations.all())
     reviews = item.reviews.select_related("annotator")
@@ -175,19 +190,14 @@ def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
     _, filters, filter_query = item_filters_from(request)
     template = page_or_partial(request, "reviewer/item_detail.html", ("item",))
 
-    def page(shown: Item, status: int = 200) -> HttpResponse:
+    def page(shown: Item, status: int = 200, saved: Item | None = None) -> HttpResponse:
+        """``shown``'s page, offering ``saved``'s verdict (the row this request decided) as a
+        ruling, else that of the row saved before a redirect here, else ``shown``'s own."""
         context = _item_context(
             item=shown, user=request.user, filters=filters, filter_query=filter_query
         )
-        offered_id = request.session.pop(RULING_OFFER_KEY, None)
-        offered = shown if offered_id == shown.pk else None
-        if offered_id and offered is None:
-            offered = Item.objects.select_related("run").filter(pk=offered_id).first()
-            if offered is not None and offered.run.project_id == shown.run.project_id:
-                offered.role = shown.role
-            else:
-                offered = None
-        context["ruling_offer"] = _ruling_offer(offered or shown, request.user)
+        offered = _saved_before_redirect(request, shown)
+        context["ruling_offer"] = _ruling_offer(saved or offered or shown, request.user)
         return render(request, template, context, status=status)
 
     if request.method == "GET":
@@ -218,6 +228,7 @@ def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
     except PermissionDenied as refusal:
         messages.error(request, f"Your verdict was not saved: {refusal}")
         return page(access.item_for(request.user, item_id), status=403)
+    decided = None  # the row as this save left it, when the verdict is final
     if review.kind == Review.Kind.BLIND:
         messages.success(
             request,
@@ -228,11 +239,14 @@ def item_detail(request: HttpRequest, item_id: int) -> HttpResponse:
         messages.success(
             request, f"Row {item.row_number} saved as “{review.get_verdict_display()}”."
         )
-        request.session[RULING_OFFER_KEY] = item.pk
+        decided = review.item
+        decided.role = item.role
     if next_id is None:
         messages.info(request, "That was the last row of this filter.")
         next_id = item.id
     next_url = _item_url(next_id, filter_query)
     if not request.htmx:
+        if decided is not None:
+            request.session[RULING_OFFER_KEY] = item.pk  # offered on the page redirected to
         return redirect(next_url)
-    return push_url(page(access.item_for(request.user, next_id)), next_url)
+    return push_url(page(access.item_for(request.user, next_id), saved=decided), next_url)
