@@ -213,6 +213,12 @@ def run_benchmark(*, url: str, workdir: Path, args) -> None:
             started = time.perf_counter()
             runs[rows] = build_run(rows=rows, workdir=workdir, user=user, name=f"bench-{rows}")
             print(f"loaded a run of {rows:,} rows in {time.perf_counter() - started:.0f} s")
+        # What autovacuum leaves on a live database: the loading UPDATEs' dead rows gone and
+        # the planner's statistics current (without, counting a run's rows took 0.6 s).
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
 
     print(f"load average before: {load_average()}")
     print(
