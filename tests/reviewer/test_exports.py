@@ -77,6 +77,41 @@ def jsonl_rows(path: Path) -> list[dict]:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("format", "variant"),
+    [("csv", "raw"), ("csv", "spreadsheet"), ("jsonl", "raw"), ("parquet", "raw")],
+)
+def test_gold_errata_are_the_bytes_of_an_export_of_the_gold_wrong_rows_alone(
+    graded_demo_run, user, export_dir, monkeypatch, format, variant
+):
+    # Given gold-wrong rows here and there (and Parquet row groups of two rows)
+    monkeypatch.setattr(formats, "ROWS_PER_GROUP", 2)
+    run = graded_demo_run
+    for item in run.items.order_by("row_number")[6:12:2]:
+        services.item_review(item=item, user=user, verdict="gold_wrong", note='"=wrong",\n')
+
+    # When the export job writes the run (the errata picked from the same rows as they pass)
+    job = export_now(run, user, format, variant)
+
+    # Then the errata file is what exporting only the gold-wrong rows writes, byte for byte
+    schema = exports.export_schema(run=run)
+    gold_wrong = exports.export_items(run=run, filters=ItemFilters()).filter(
+        final_verdict="gold_wrong"
+    )
+    safe = variant == "spreadsheet"
+    alone = formats.encode_records(
+        exports.export_records(
+            items=gold_wrong, schema=schema, format=format, spreadsheet_safe=safe
+        ),
+        schema,
+        format=format,
+        spreadsheet_safe=safe,
+    )
+    assert exports.export_path(job, "errata").read_bytes() == b"".join(alone)
+    assert job.errata_rows == gold_wrong.count() == 4
+
+
+@pytest.mark.django_db
 def test_export_job_writes_the_rows_gold_errata_and_card(graded_demo_run, user, export_dir):
     run = graded_demo_run
 

@@ -18,9 +18,10 @@ from django.utils import timezone
 from reviewer import access
 from reviewer.audit import Action, audit_record
 from reviewer.celery import app as celery_app
-from reviewer.models import Evaluation, Export, ReviewVerdict, Run
+from reviewer.models import Evaluation, Export, Run
 from reviewer.selectors import ItemFilters
 from reviewer.services.exports import dataset_card, formats
+from reviewer.services.exports.errata import ErrataSpool
 from reviewer.services.exports.errors import ExportTooLargeToStreamError
 from reviewer.services.exports.rows import (
     CARD_JSON,
@@ -192,18 +193,17 @@ def export_write(*, export_id: int) -> Export:
             )
             # Closed before the snapshot ends, even on an error: a COPY left half-read
             # would make the rollback wait for ever.
-            with closing(written(items=items)) as records:
+            with closing(written(items=items)) as records, closing(ErrataSpool()) as errata:
                 rows = tally.counted_records(records, schema.columns)
+                rows = errata.picking(rows, schema.columns)
                 rows = _reporting(rows, progress, rows_total)
                 _write(folder / file_name, job, rows, schema)
-            errata = items.filter(final_verdict=ReviewVerdict.GOLD_WRONG)
-            errata_name = ""
-            if tally.final["gold_wrong"]:
-                errata_name = export_file_name(
-                    run=run, format=job.format, variant=job.variant, errata=True
-                )
-                with closing(written(items=errata)) as records:
-                    _write(folder / errata_name, job, records, schema)
+                errata_name = ""
+                if tally.final["gold_wrong"]:
+                    errata_name = export_file_name(
+                        run=run, format=job.format, variant=job.variant, errata=True
+                    )
+                    _write(folder / errata_name, job, errata.rows(), schema)
             card = tally.card(
                 about=_card_about(job, rows_total), evaluator_versions=_evaluator_versions(run)
             )

@@ -75,10 +75,12 @@ def _copied(sql: str, params: list, *, text_columns: int = 0) -> Iterator:
     values (a tuple of str, NULL as None)."""
     with connection.cursor() as cursor:
         # JIT compiled the plan for longer than the query ran; floats are written as the
-        # shortest text that reads back the same (the default since PostgreSQL 12). Local to
-        # this transaction (the export's snapshot).
+        # shortest text that reads back the same (the default since PostgreSQL 12), times in
+        # ISO form in UTC (Django's session already is). Local to this transaction (the
+        # export's snapshot).
         cursor.execute(
-            "SELECT set_config('jit', 'off', true), set_config('extra_float_digits', '1', true)"
+            "SELECT set_config('jit', 'off', true), set_config('extra_float_digits', '1', true),"
+            " set_config('datestyle', 'ISO', true), set_config('timezone', 'UTC', true)"
         )
         with cursor.cursor.copy(sql, params) as copy:
             if text_columns:
@@ -175,14 +177,14 @@ _NEUTRALISED = (
 _NEUTRALISED_ONCE = (
     "(SELECT " + _NEUTRALISED.replace("{x}", "v") + " FROM (SELECT {x} AS v) AS t)"  # noqa: S608
 )
-# For Parquet (written.PARQUET_CSV_TYPES): PostgreSQL's own text, times as microseconds since
-# the epoch, lists as JSON arrays.
+# For Parquet (written.PARQUET_CSV_TYPES): PostgreSQL's own text (times as ISO text in UTC,
+# which Arrow reads: extract(epoch …) computed in numeric cost more), lists as JSON arrays.
 _PARQUET_CELL = {
     "str": "{x}",
     "int": "{x}",
     "float": "{x}",
     "bool": "{x}",
-    "datetime": "(extract(epoch FROM {x}) * 1000000)::int8",
+    "datetime": "{x}",
     "list": "array_to_json({x})",
 }
 # For JSONL: times as Python writes them, floats as repr() (so orjson reads 1.0 and -0.0 as
