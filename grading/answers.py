@@ -68,7 +68,7 @@ _HEAD = re.compile(
     r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\d+[A-Z]|\\[A-Za-z]+)\s*(?:=|\\in(?![a-z])|∈)\s*(?=\S)"
 )
 # "x \\mapsto x + 2": a function given as a map states its value.
-_MAPS_TO = re.compile(r"^\s*[A-Za-z]\s*(?:\\mapsto|↦|\\to)\s*(?=\S)")
+_MAPS_TO = re.compile(r"^\s*[A-Za-z]\s*(?:\\mapsto|↦)\s*(?=\S)")
 _WORD_HEAD = re.compile(
     r"^\s*(?:\\text\{)?(?:[A-Za-z]{2,}[A-Za-z ]{0,30}|[\u3040-\u30ff\u4e00-\u9fff]{1,12})(?:\})?"
     r"\s*=\s*(?=\S)"

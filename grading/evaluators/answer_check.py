@@ -63,7 +63,8 @@ _DECIMAL_GOLD = re.compile(r"\d\.\d")
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 # "1/4 (i.e., 0.2)", "3/8 (= 0.375)": the answer's value restated as a decimal in parentheses.
 _RESTATED_DECIMAL = re.compile(
-    r"\(\s*(?:i\.\s?e\.|that is|=|≈|\\approx)\s*,?\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*\)"
+    r"\(\s*(?:(?P<approx>≈|\\approx)|i\.\s?e\.|that is|=)\s*,?\s*\$?\s*(?P<decimal>-?\d+(?:\.\d+)?)"
+    r"\s*\$?\s*\)"
 )
 
 
@@ -232,7 +233,7 @@ def _restates_another_value(stated: StatedAnswer) -> bool:
     decimal after ≈ may be rounded or cut to its digits ("\\sqrt{2} \\approx 1.4"); one said
     to be the value ("i.e.", "=") may only be rounded ("1/3 (= 0.33)")."""
     restated = _RESTATED_DECIMAL.search(stated.raw)
-    decimal = restated.group(1) if restated else stated.approximation
+    decimal = restated.group("decimal") if restated else stated.approximation
     if not re.fullmatch(r"-?\d+(?:\.\d+)?", decimal or ""):
         return False
     value = numeric_value(stated.expression)
@@ -240,7 +241,7 @@ def _restates_another_value(stated: StatedAnswer) -> bool:
         return False
     gap = abs(value - float(decimal))
     step = 10.0 ** -len(decimal.partition(".")[2])
-    if restated is not None and "≈" not in restated.group(0) and "approx" not in restated.group(0):
+    if restated is not None and not restated.group("approx"):
         return (
             gap >= step / 2 - 1e-12 and compare_values(stated.expression, decimal).equal is not True
         )
