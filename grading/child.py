@@ -150,7 +150,7 @@ class _RowGrader:
 
         def keep(evaluation: Evaluation) -> None:
             finished.append(evaluation)
-            line = encode(evaluation.to_dict())
+            line = encode(evaluation)  # orjson writes the dataclass as to_dict() would
             self.record.add(line, time.monotonic())
             encoded[id(evaluation)] = (evaluation, orjson.Fragment(line[:-1]))
 

@@ -17,9 +17,10 @@ import orjson
 EXIT_OUT_OF_MEMORY = 75
 
 
-def encode(message: dict) -> bytes:
-    """One protocol line. orjson is several times faster than json; it refuses lone
-    surrogates, which json escapes (an ``orjson.Fragment`` holds JSON encoded already)."""
+def encode(message: object) -> bytes:
+    """One protocol line: a dictionary, or a value with ``to_dict`` (an Evaluation, which
+    orjson writes field by field itself). orjson is several times faster than json; it refuses
+    lone surrogates, which json escapes (an ``orjson.Fragment`` holds JSON encoded already)."""
     try:
         return orjson.dumps(message) + b"\n"
     except TypeError:
@@ -29,6 +30,8 @@ def encode(message: dict) -> bytes:
 def _fragment_value(value: object) -> object:
     if isinstance(value, orjson.Fragment):
         return json.loads(orjson.dumps([value])[1:-1])
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 

@@ -210,8 +210,10 @@ MATHJURY_CHUNK_TARGET = 16
 MATHJURY_CHUNK_MIN = 20
 MATHJURY_GRADING_TIMEOUT = _env_float("MATHJURY_GRADING_TIMEOUT", 5.0)
 MATHJURY_GRADING_MEMORY_MB = _env_int("MATHJURY_GRADING_MEMORY_MB", 1024)
-# Grading processes per worker process: two keep the cores busy while a worker writes or waits.
-MATHJURY_GRADING_WORKERS = _env_int("MATHJURY_GRADING_WORKERS", 2)
+# Grading processes per worker process. One: with a worker process per core, the cores are
+# busy (a process saves one batch while its grading process grades the next), and each
+# grading process's caches see more of a gold's rows than two would.
+MATHJURY_GRADING_WORKERS = _env_int("MATHJURY_GRADING_WORKERS", 1)
 MATHJURY_MAX_GRADE_ATTEMPTS = 3
 # A chunk whose worker has not reported for this long is lost: ``manage.py reconcile`` (run
 # every MATHJURY_RECONCILE_SECONDS by bin/start and docker-compose) sends its rows again. A

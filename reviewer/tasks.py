@@ -9,6 +9,8 @@ whose message the broker lost."""
 
 from __future__ import annotations
 
+import gc
+
 from celery import shared_task
 from celery.signals import worker_process_init
 
@@ -55,6 +57,10 @@ def judge_chunk(run_id: int, endpoint_id: int, item_ids: list[int]) -> int:
 @worker_process_init.connect
 def start_grading_pool(**_kwargs) -> None:
     """Start each worker process's grading pool as the process starts (its fork server
-    imports and warms the engine in the background), so the first chunk does not wait."""
+    imports and warms the engine in the background), so the first chunk does not wait.
+
+    What the process holds by then (Django, the app, Celery) lives as long as it does: frozen
+    out of the collector's generations, a collection looks only at what tasks made since."""
     stage_profile.start("worker", PROFILED_STAGES)
     grading_pool()
+    gc.freeze()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from functools import lru_cache
 
 # The final answer sits at the end of an output, so a long output is graded on its tail.
 MAX_OUTPUT_CHARS = 20_000
@@ -34,6 +35,10 @@ _LEADING_MATH = re.compile(
 )
 # A sentence ends at a full stop followed by a space or the end; a decimal point never is.
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\n")
+# Several evaluators read the same output's box and marker (strict, flex, exact): a row's
+# scans are cached, keyed by the text, whose hash Python keeps on the string. Texts are the
+# graded tails (at most ``MAX_OUTPUT_CHARS`` by default), so the cache holds little.
+_SHARED_SCANS = 32
 
 
 def output_tail(text: str, limit: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
@@ -93,6 +98,7 @@ def braced_argument(text: str, start: int) -> tuple[str, int] | None:
     return None
 
 
+@lru_cache(maxsize=_SHARED_SCANS)
 def last_command_argument(text: str, commands: tuple[str, ...] = ("boxed",)) -> str | None:
     """The argument of the last ``\\boxed{...}`` (or other named command) in ``text``.
 
@@ -114,6 +120,7 @@ def last_command_argument(text: str, commands: tuple[str, ...] = ("boxed",)) -> 
     return found
 
 
+@lru_cache(maxsize=_SHARED_SCANS)
 def text_after_marker(text: str) -> str | None:
     """The answer after the last explicit marker ("The answer is", "####").
 

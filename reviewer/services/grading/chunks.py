@@ -68,12 +68,17 @@ def chunks_send(*, run_id: int, generation: int, item_ids: Sequence[int], origin
 
 def grading_enqueue(*, run_id: int, generation: int, item_ids: Sequence[int] | None = None) -> int:
     """Send the run's pending items as chunks (called after commit), or ``item_ids`` only (a
-    generated run's rows as they arrive); returns how many chunks."""
+    generated run's rows as they arrive); returns how many chunks.
+
+    A run's rows go in chunks by gold, in row order within a gold: a gold's rows then meet
+    one grading process, whose caches parse the gold and its repeated answers once, however
+    the file orders its samples (all of a problem's samples together, or one sample of every
+    problem after another)."""
     origin = GradingChunk.Origin.GENERATED if item_ids is not None else GradingChunk.Origin.UPLOAD
     if item_ids is None:
         item_ids = list(
             Item.objects.filter(run_id=run_id, grade_state=Item.GradeState.PENDING)
-            .order_by("row_number")
+            .order_by("gold", "row_number")
             .values_list("pk", flat=True)
         )
     return chunks_send(run_id=run_id, generation=generation, item_ids=item_ids, origin=origin)
