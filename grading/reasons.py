@@ -37,7 +37,7 @@ MESSAGES: dict[str, str] = {
     "interval_notation": "The interval is closed at infinity ([4, ∞]), a notation error some graders penalise.",
     "order_lost": "The answer gives the gold's values without their order (as a set, or in another order), and the question may need the order.",
     "two_readings": "The answer can be read two ways (1/2x as x/2 or 1/(2x), \\log as ln or base 10, 1:6 as a ratio or as odds), and the readings differ on whether it equals the gold.",
-    "endpoint_convention": "The interval differs from the gold only in whether its endpoints are included, and the question (where a function increases, decreases or is concave) leaves that to convention.",
+    "endpoint_convention": 'The answer differs from the gold only in whether endpoints count, which the question leaves to convention: where a function increases, decreases or is concave, or how many numbers lie "between" two bounds.',
     "no_real_solution": "The answer says there is no real solution; the gold gives complex ones, and the problem may not be asking for real numbers only.",
     "judge_disagrees": "The LLM judge reached a different verdict from the jury.",
     "gold_suspect": "The gold answer looks malformed (it does not parse, or carries stray punctuation or text).",

@@ -25,7 +25,6 @@ from grading.candidates.cues import (
     FINAL_MARKER_HINTS,
     FINAL_MARKER_PATTERN,
     FIRST_LINE,
-    HEDGE_WORDS,
     LAST_SENTENCE,
     MAX_STATEMENT_CHARS,
     PLAIN_CUES,
@@ -34,6 +33,8 @@ from grading.candidates.cues import (
     TAIL_CHARS,
     Candidate,
     boxes,
+    hedge_words,
+    may_contain,
 )
 from grading.candidates.sentences import (
     MATH_SPAN,
@@ -51,7 +52,6 @@ __all__ = [
     "CONCLUSION",
     "FINAL_MARKER",
     "FIRST_LINE",
-    "HEDGE_WORDS",
     "LAST_SENTENCE",
     "PLAIN_CUES",
     "STATEMENT",
@@ -59,7 +59,9 @@ __all__ = [
     "Candidate",
     "Candidates",
     "find_candidates",
+    "hedge_words",
     "hedges",
+    "may_contain",
     "sentence_of",
     "statement_after",
 ]
@@ -154,7 +156,7 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
 def hedges(output: str, candidate: Candidate) -> bool:
     """The sentence that states ``candidate`` qualifies it as a guess ("The answer is probably
     12", "12, or possibly 18", "I think it is yes")."""
-    return HEDGE_WORDS.search(sentence_of(output, candidate)) is not None
+    return hedge_words(sentence_of(output, candidate))
 
 
 def sentence_of(output: str, candidate: Candidate) -> str:

@@ -118,6 +118,30 @@ HEDGE_WORDS = re.compile(
     r"|not (?:completely |entirely |totally |fully |quite |100% )?(?:sure|certain|confident))\b",
     re.IGNORECASE,
 )
+# Lower-case words one of which every match of HEDGE_WORDS contains.
+_HEDGE_HINTS = (
+    "probabl", "possibl", "perhaps", "maybe", "presumabl", "likely", "guess", "think", "believe",
+    "suspect", "mistaken", "depend", "sure", "certain", "confident",
+)  # fmt: skip
+
+
+def may_contain(text: str, hints: tuple[str, ...]) -> bool:
+    """Whether ``text`` may hold one of ``hints`` (lower case) in any case: the cheap test
+    before a case-insensitive pattern each match of which contains a hint, which the regular
+    expression engine would try at every position. Letters that such a pattern takes for
+    ASCII ones though ``lower()`` does not make them so (ſ, ı, İ) always pass."""
+    lowered = text.lower()
+    return (
+        any(hint in lowered for hint in hints)
+        or len(lowered) != len(text)
+        or "ſ" in lowered
+        or "ı" in lowered
+    )
+
+
+def hedge_words(text: str) -> bool:
+    """``text`` qualifies what it says as a guess ("probably", "I think", "not sure")."""
+    return may_contain(text, _HEDGE_HINTS) and HEDGE_WORDS.search(text) is not None
 
 
 # A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does.

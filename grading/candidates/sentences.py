@@ -80,6 +80,11 @@ _STATES_A_VALUE = re.compile(r"\d|\\[A-Za-z]|\$")
 _STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
 
 
+# A sentence that opens on its reason: "Since the one-sided limits are different, the limit
+# does not exist" states its main clause, after the comma.
+_OPENING_REASON = re.compile(r"^\W*(?:since|because|given that|now that)\b[^,]*,\s*", re.IGNORECASE)
+
+
 # A conclusion inside a sentence: "The expression is positive, so x < 2 or x > 5".
 _INNER_CONCLUSION = re.compile(
     r"[,;]\s*(?:so|thus|therefore|hence|giving|which gives|yielding|resulting in"
@@ -125,7 +130,9 @@ _LEAD = re.compile(r"[\s$*:(\\\[]*")
 
 LAST_SENTENCES_CHARS = 1500
 
-_TRAILING_STOP = re.compile(r"[.!?。]+$")
+# The stops a sentence's last word may end on ("…is 42."); stripped from text that ends on no
+# whitespace, where str.rstrip is the pattern [.!?。]+$ without a scan of every position.
+_STOPS = ".!?。"
 
 
 _DISPLAY_BLOCK = re.compile(r"\\\[.{0,1000}?\\\]|\$\$.{0,1000}?\$\$", re.DOTALL)
@@ -245,12 +252,12 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
     # no answer statement, so the rest is not split into sentences at all.
     window = max(0, len(tail) - LAST_SENTENCES_CHARS)
     offset += window
-    text = _TRAILING_STOP.sub("", flatten_display(tail[window:].rstrip()))
+    text = flatten_display(tail[window:].rstrip()).rstrip(_STOPS)
     ends = [0, *(m.end() for m in SENTENCE_END.finditer(text))]
     stop = len(text)
     remark: Candidate | None = None  # the last sentence, when it only remarks
     for start in reversed(ends):
-        sentence = _TRAILING_STOP.sub("", text[start:stop].rstrip())
+        sentence = text[start:stop].rstrip().rstrip(_STOPS)
         stop = start
         if not sentence.strip():
             continue
@@ -351,6 +358,10 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     rejected = _REJECTED_CLAUSE.search(masked)
     if rejected is not None:  # "x = 4, and x = -2 is rejected": the rejected value is no answer
         body, masked = body[: rejected.start()], masked[: rejected.start()]
+    reason = _OPENING_REASON.match(masked)
+    if reason is not None and _STATES_SOMETHING.search(masked[reason.end() :]):
+        body_start += reason.end()
+        body, masked = body[reason.end() :], masked[reason.end() :]
     label = _LABEL.match(masked)
     if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
         return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
@@ -403,4 +414,6 @@ def _last_match(pattern: re.Pattern, text: str) -> re.Match | None:
 def flatten_display(text: str) -> str:
     """``text`` with line breaks inside display math blocks turned into spaces (same length),
     so a display block is part of the sentence that introduces it."""
+    if "\\[" not in text and "$$" not in text:
+        return text
     return _DISPLAY_BLOCK.sub(lambda m: m.group(0).replace("\n", " "), text)

@@ -27,7 +27,7 @@ from grading.equivalence.check import (
 )
 from grading.equivalence.rewrite import thousands_separators
 from grading.evaluators import forms
-from grading.evaluators.committed_choice import DECLINES, grade_choice
+from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.nearmiss import near_miss_signals
 from grading.gold import gold_is_suspect
 from grading.types import (
@@ -175,7 +175,7 @@ def _grade_math(
         signals.extend(near_miss_signals(sample, gold, stated, candidates))
         if gold_is_suspect(gold, sample.problem):
             signals.append("gold_suspect")
-    if DECLINES.search(final.text) or DECLINES.search(sample.output[-300:]):
+    if declines(final.text) or declines(sample.output[-300:]):
         signals.append("declined")
     return {
         **shown,
@@ -197,13 +197,16 @@ _TEXT_WORD = re.compile(r"[^\W\d_]+")
 _ARTICLES = frozenset("a an the".split())
 _WORDS_ONLY = re.compile(r"[^\W\d_]{2,}(?:[ '-][^\W\d_]+)*")
 _JOINS_OR_DENIES = frozenset("and or nor but not no never neither".split())
+# Words an answer names its subject with, whatever the question's words: "the limit does not
+# exist" for the gold "does not exist".
+_SUBJECTS = frozenset("answer limit value result solution it this".split())
 
 
 def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
-    """A text answer that is the gold's words with only articles and words of the question
-    around them: "a thursday" for "Thursday", "an odd function" for "odd" when the question
-    asks whether "the function" is even, odd, or neither. Another option or a negation
-    ("odd and even", "not odd") is not the gold."""
+    """A text answer that is the gold's words with only articles, a subject ("the limit does
+    not exist") and words of the question around them: "a thursday" for "Thursday", "an odd
+    function" for "odd" when the question asks whether "the function" is even, odd, or
+    neither. Another option or a negation ("odd and even", "not odd") is not the gold."""
     gold_text = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", gold).strip().lower()
     if not _WORDS_ONLY.fullmatch(gold_text):  # "-i" is mathematics
         return False
@@ -222,7 +225,7 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     )
     if at is None:
         return False
-    rest = set(answer_words[:at] + answer_words[at + size :]) - _ARTICLES
+    rest = set(answer_words[:at] + answer_words[at + size :]) - _ARTICLES - _SUBJECTS
     question = set(_TEXT_WORD.findall(problem.lower()))
     return not rest & _JOINS_OR_DENIES and rest <= question
 

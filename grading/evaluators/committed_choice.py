@@ -11,7 +11,7 @@ import re
 
 from grading import options
 from grading.answers import read_answer
-from grading.candidates import HEDGE_WORDS, Candidates, hedges, sentence_of
+from grading.candidates import Candidates, hedge_words, hedges, may_contain, sentence_of
 from grading.equivalence.check import compare_values
 from grading.evaluators import choice
 from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
@@ -76,6 +76,17 @@ DECLINES = re.compile(
     r"|(?:cannot|can't|could not|couldn't) (?:possibly )?exist|(?:is|are) ill-posed)\b",
     re.IGNORECASE,
 )
+# Lower-case words one of which every match of DECLINES contains.
+_DECLINE_HINTS = (
+    "confident", "sure", "certain", "determine", "decide", "tell", "none of the", "know",
+    "answer", "exist", "ill-posed",
+)  # fmt: skip
+
+
+def declines(text: str) -> bool:
+    """``text`` says the question cannot be answered ("cannot determine", "none of the options",
+    "such a triangle cannot exist")."""
+    return may_contain(text, _DECLINE_HINTS) and DECLINES.search(text) is not None
 
 
 def grade_choice(
@@ -187,7 +198,7 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
         letter, _ = choice.committed_answer("letter", sample.output)
         if letter is not None and _TWO_LETTERS_OFFERED.search(sample.output[-_RESULT_REACH:]):
             signals.append("hedged")  # "the answer is either B or D, depending on …"
-    if DECLINES.search(sample.output[-300:]):
+    if declines(sample.output[-300:]):
         signals.append("declined")
     return letter, signals
 
@@ -282,7 +293,7 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
     final = candidates.final
     if (
         any(_YES_NO_HEDGE.search(text) for text in stated)
-        or HEDGE_WORDS.search(opening)
+        or hedge_words(opening)
         or _CONDITIONAL.search(opening)
         or any(hedges(sample.output, c) for c in candidates.weighty())
         or (final is not None and _CONDITIONAL.search(sentence_of(sample.output, final)))

@@ -81,9 +81,30 @@ def near_miss_signals(
         found.append("no_real_solution")
     if _answers_one_part(gold, stated.expression):
         found.append("partial_match")
-    if _MONOTONE.search(_question(sample.problem)) and _same_but_endpoints(gold, stated.expression):
+    if (
+        _MONOTONE.search(_question(sample.problem)) and _same_but_endpoints(gold, stated.expression)
+    ) or _counts_between(gold, stated.expression, sample.problem):
         found.append("endpoint_convention")
     return found
+
+
+# "How many integers are there between 3 and 10?": whether 3 and 10 count is a reading of
+# "between", which textbooks and datasets settle both ways.
+_COUNT_BETWEEN = re.compile(
+    r"\bhow many\b[^?]*?\bbetween\s+\$?(-?\d+)\$?\s+and\s+\$?(-?\d+)\$?", re.IGNORECASE
+)
+
+
+def _counts_between(gold: str, answer: str, problem: str) -> bool:
+    """A count of the numbers between two bounds that differs from the gold only in which
+    bounds it counts (8 for the gold 6 between 3 and 10: both, none)."""
+    asked = _COUNT_BETWEEN.search(_question(problem))
+    gold_count, answer_count = _number(gold), _number(answer)
+    if asked is None or gold_count is None or answer_count is None or gold_count == answer_count:
+        return False
+    span = abs(int(asked.group(2)) - int(asked.group(1)))
+    readings = {span - 1, span, span + 1}
+    return gold_count in readings and answer_count in readings
 
 
 # Where a function increases, decreases or is concave: textbooks differ on the endpoints.

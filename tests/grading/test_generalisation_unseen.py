@@ -734,3 +734,36 @@ def test_an_interval_of_increase_that_differs_only_in_its_endpoints_is_a_convent
     graded = grade("[0, \\infty)", "So the answer is $\\boxed{(0, \\infty)}$.", problem)
 
     assert ("endpoint_convention" in reasons(graded)) == flagged
+
+
+# Held-out set S, measured on arrival: the kinds of its development folds.
+
+
+@pytest.mark.parametrize(
+    ("output", "correct"),
+    [
+        ("Because the two one-sided limits differ, the limit does not exist.", True),
+        ("Since both sides tend to 0, the answer is that the limit exists.", False),
+    ],
+)
+def test_a_sentence_opening_on_its_reason_states_its_main_clause(output, correct):
+    graded = grade("\\text{does not exist}", output, "Evaluate $\\lim_{x \\to 0} \\sin(1/x)$.")
+
+    assert (graded.auto_verdict is Verdict.CORRECT) == correct
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "flagged"),
+    [
+        ("How many integers lie between 20 and 30?", "11", True),
+        ("How many integers lie between 20 and 30?", "12", False),
+        ("How many primes are there below 30?", "11", False),
+    ],
+)
+def test_a_count_between_two_bounds_that_differs_only_in_the_bounds_is_a_convention(
+    problem, answer, flagged
+):
+    graded = grade("9", f"Counting them one by one, there are {answer}.", problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert ("endpoint_convention" in reasons(graded)) == flagged
