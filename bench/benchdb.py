@@ -42,6 +42,17 @@ def bench_database(name: str, *, keep: bool = False) -> Iterator[str]:
                 admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+@contextmanager
+def kept_or_fresh_database(name: str, *, reuse: bool, keep: bool) -> Iterator[str]:
+    """The URL of database ``name``: as an earlier ``--keep`` left it (``reuse``), else made
+    afresh by ``bench_database``, for scripts that measure a large run more than once."""
+    if reuse:
+        yield bench_url(name)
+        return
+    with bench_database(name, keep=keep) as url:
+        yield url
+
+
 def django_setup(url: str, workdir: Path, *, migrate: bool = True) -> None:
     """Point reviewer.settings at database ``url`` and at folders under ``workdir``, start
     Django, and create the tables unless ``migrate`` is False (a child process measuring a

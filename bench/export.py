@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchdb import bench_database, bench_url, django_setup
+from benchdb import bench_url, django_setup, kept_or_fresh_database
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT.parent / "shared" / "samples" / "qwen25_math_cot_100x8.csv"
@@ -189,12 +189,11 @@ def main() -> None:
         measure_one(bench_url(BENCH_DB), Path(workdir), int(run_id), format, variant)
         return
 
-    with tempfile.TemporaryDirectory(prefix="mathjury-bench-export-") as workdir:
-        if args.reuse:
-            run_benchmark(url=bench_url(BENCH_DB), workdir=Path(workdir), args=args)
-            return
-        with bench_database(BENCH_DB, keep=args.keep) as url:
-            run_benchmark(url=url, workdir=Path(workdir), args=args)
+    with (
+        tempfile.TemporaryDirectory(prefix="mathjury-bench-export-") as workdir,
+        kept_or_fresh_database(BENCH_DB, reuse=args.reuse, keep=args.keep) as url,
+    ):
+        run_benchmark(url=url, workdir=Path(workdir), args=args)
 
 
 def run_benchmark(*, url: str, workdir: Path, args) -> None:

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchdb import bench_database, django_setup
+from benchdb import django_setup, kept_or_fresh_database
 
 BENCH_DB = os.environ.get("MATHJURY_BENCH_DB", "mathjury_bench_pages")
 NOTHING_KEPT = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
@@ -36,14 +36,11 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--reuse", action="store_true", help="measure the run a --keep left")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="mathjury-bench-pages-") as workdir:
-        if args.reuse:
-            from benchdb import bench_url
-
-            run_benchmark(url=bench_url(BENCH_DB), workdir=Path(workdir), args=args)
-            return
-        with bench_database(BENCH_DB, keep=args.keep) as url:
-            run_benchmark(url=url, workdir=Path(workdir), args=args)
+    with (
+        tempfile.TemporaryDirectory(prefix="mathjury-bench-pages-") as workdir,
+        kept_or_fresh_database(BENCH_DB, reuse=args.reuse, keep=args.keep) as url,
+    ):
+        run_benchmark(url=url, workdir=Path(workdir), args=args)
 
 
 def run_benchmark(*, url: str, workdir: Path, args) -> None:
