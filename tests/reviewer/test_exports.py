@@ -28,6 +28,11 @@ from tests.factories import (
 )
 from tests.reviewer.test_export_formats import parse_csv, strict_json
 
+# SQLite (development) has no snapshot isolation: its exports read committed rows as they go.
+_SNAPSHOTS_ARE_POSTGRESQLS = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="an export's snapshot is PostgreSQL's"
+)
+
 # Hugging Face datasets must only read the local files it is given.
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -266,6 +271,7 @@ def graded_rows(run: Run, count: int) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
+@_SNAPSHOTS_ARE_POSTGRESQLS
 def test_an_export_is_one_snapshot_while_reviewers_keep_saving(user, export_dir, monkeypatch):
     # D4. Given a run of 3000 rows, read 100 at a time
     monkeypatch.setattr(export_rows_module, "ROWS_PER_QUERY", 100)
@@ -317,6 +323,7 @@ def test_an_export_is_one_snapshot_while_reviewers_keep_saving(user, export_dir,
 
 
 @pytest.mark.django_db(transaction=True)
+@_SNAPSHOTS_ARE_POSTGRESQLS
 def test_a_direct_download_is_one_snapshot_while_a_reviewer_saves(user, monkeypatch):
     # D4 for exports streamed without a job. Given 300 rows, read and sent 100 at a time
     monkeypatch.setattr(export_rows_module, "ROWS_PER_QUERY", 100)

@@ -253,9 +253,16 @@ def _snapshot():
 @contextmanager
 def _progress(export_id: int):
     """``report(done, total)`` writing through its own autocommit connection, so pollers see
-    progress while the export's snapshot transaction is still open."""
-    side = connections.create_connection(DEFAULT_DB_ALIAS)
+    progress while the export's snapshot transaction is still open.
+
+    Inside a caller's transaction, which no poller sees before it commits, progress goes
+    through the caller's connection: on SQLite a second connection would wait for that
+    transaction's write lock until it timed out."""
     table = Export._meta.db_table
+    if connection.in_atomic_block:
+        side = connection
+    else:
+        side = connections.create_connection(DEFAULT_DB_ALIAS)
 
     def report(done: int, total: int) -> None:
         with side.cursor() as cursor:
@@ -267,7 +274,8 @@ def _progress(export_id: int):
     try:
         yield report
     finally:
-        side.close()
+        if side is not connection:
+            side.close()
 
 
 def _reporting(rows, report, total: int):
