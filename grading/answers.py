@@ -17,6 +17,7 @@ from functools import lru_cache
 from grading.equivalence.rewrite import (
     chinese_numerals,
     foreign_number_word,
+    fraction_words,
     number_words,
     scale_words,
     unicode_to_latex,
@@ -184,8 +185,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     text = foreign_number_word(_strip_wrappers(text))
     # "about 10 of them": said before the sentence is reduced to its number
     approximate = _LEADING_APPROX.match(text) is not None
-    if _PROSE_WORDS.search(text):  # "sixteen percent", "eleven positive divisors", "十八人"
-        text = chinese_numerals(number_words(text))
+    if _PROSE_WORDS.search(text):  # "sixteen percent", "three-fourths", "十八人"
+        text = chinese_numerals(number_words(fraction_words(text)))
     text = _keep_math_of_prose(text)
     text = _CURRENCY.sub("", text).strip()
     clause = _CLAUSE.search(text)

@@ -362,10 +362,19 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     if reason is not None and _STATES_SOMETHING.search(masked[reason.end() :]):
         body_start += reason.end()
         body, masked = body[reason.end() :], masked[reason.end() :]
+    dash = _DASH.search(masked)
+    if dash is not None and _answer_then_why(masked[: dash.start()], masked[dash.end() :]):
+        # "No solution — the lines are parallel": the answer, then why
+        cue = CONCLUSION if conclusive else STATEMENT
+        return Candidate(body[: dash.start()].strip(), begin + body_start, cue)
     label = _LABEL.match(masked)
     if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
         return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
     if len(PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
+        inner = _last_match(_INNER_CONCLUSION, masked)
+        if inner is not None and _STATES_SOMETHING.search(masked[inner.end() :]):
+            # "$s^2 = 49$, so $s = \\pm 7$"
+            return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)
         # A line of mathematics the output ends on ("Total = 48 = 8 \\times 6") states it.
         cue = CONCLUSION if conclusive or own_line else LAST_SENTENCE
         return Candidate(body.strip(), begin + body_start, cue) if body.strip() else None
@@ -383,14 +392,20 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)
     # What follows the last verb that is followed by something ("the total is 42", not "as
     # 4 × 16 would also give"), else the first equals sign ("the total = 42").
-    cut = next(
+    verb = next(
         (
-            verb.end()
+            verb
             for verb in reversed(list(_VERB.finditer(masked)))
             if _STATES_SOMETHING.search(masked[verb.end() :])
         ),
         None,
     )
+    cut = verb.end() if verb is not None else None
+    if verb is not None and _is_subject_value(masked[: verb.start()], masked[verb.end() :]):
+        # "Three-fourths of the pizza is left": what is left is said by the subject
+        subject = body[: verb.start()].strip()
+        cue = CONCLUSION if conclusive else STATEMENT
+        return Candidate(subject, begin + body_start + len(body) - len(body.lstrip()), cue)
     if cut is None and (equals := _FIRST_EQUALS.match(masked)) is not None:
         cut = equals.end()
     if cut is None:
@@ -402,6 +417,55 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         return None
     cue = CONCLUSION if conclusive else (STATEMENT if cut else LAST_SENTENCE)
     return Candidate(predicate, begin + body_start + cut, cue)
+
+
+# A quantity in words: a number or a fraction ("three-fourths", "twelve").
+_QUANTITY_WORD = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
+    r"|fifty|hundred|thousand|half|halves|thirds?|fourths?|quarters?)\b",
+    re.IGNORECASE,
+)
+
+
+# What a sentence says of a quantity it names as its subject: "… is left", "… are needed".
+_SAID_OF_A_QUANTITY = re.compile(
+    r"\W*(?:still\s+)?(?:left(?:\s+over)?|remaining|needed|required|missing|shaded|unshaded"
+    r"|eaten|spent|saved|used|unused)\W*",
+    re.IGNORECASE,
+)
+
+
+_DASH = re.compile(r"\s[—–]\s")
+# Answers that are no number: "no solution", "none", "infinitely many".
+_ANSWER_PHRASE = re.compile(
+    r"\W*(?:no (?:real )?solutions?|none|no such \w+|undefined|does not exist"
+    r"|infinitely many(?: solutions)?)\W*",
+    re.IGNORECASE,
+)
+
+
+def _answer_then_why(head: str, rest: str) -> bool:
+    """A short answer with no verb, then words that explain it."""
+    return (
+        0 < len(head.strip()) <= MAX_FIRST_LINE_CHARS
+        and _VERB.search(head) is None
+        and (_states_quantity(head) or _ANSWER_PHRASE.fullmatch(head) is not None)
+        and len(PROSE_WORD.findall(rest)) >= 2
+    )
+
+
+def _is_subject_value(subject: str, predicate: str) -> bool:
+    """The subject states a quantity and what follows the verb only says what became of it
+    ("Three-fourths of the pizza is left", "12 liters are still needed")."""
+    return _SAID_OF_A_QUANTITY.fullmatch(predicate) is not None and _states_quantity(subject)
+
+
+def _states_quantity(masked: str) -> bool:
+    return (
+        "\x00" in masked
+        or _STATES_A_VALUE.search(masked) is not None
+        or _QUANTITY_WORD.search(masked) is not None
+    )
 
 
 def _last_match(pattern: re.Pattern, text: str) -> re.Match | None:

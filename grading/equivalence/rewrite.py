@@ -74,6 +74,12 @@ _ELLIPSIS_DECIMAL = re.compile(
 _SET_BUILDER = re.compile(
     r"\\\{\s*[a-z]\s*(?:\\in\s*\\mathbb\s*\{?R\}?\s*)?(?:\||\\mid|:)\s*(.+?)\s*\\\}"
 )
+# "\{n \in \mathbb{Z} : -2 \le n \le 2\}": the integers between two bounds.
+_INTEGER_RANGE = re.compile(
+    r"\\\{\s*([a-z])\s*\\in\s*\\mathbb\s*\{?Z\}?\s*(?:\||\\mid|:)\s*(-?\d+)\s*(\\leq?|<|\\lt)"
+    r"\s*\1\s*(\\leq?|<|\\lt)\s*(-?\d+)\s*\\\}"
+)
+_MOST_LISTED_INTEGERS = 50
 _E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d{1,4})(?![\w.])")
 _MIXED_LATEX = re.compile(
     r"(?<![\d.}^_/])(-?)(\d+)\s*(?:\\[ ,;!]\s*)*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
@@ -173,6 +179,19 @@ def _plain(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
 
 
+def integer_ranges(text: str) -> str:
+    """``\\{n \\in \\mathbb{Z} : -2 \\le n \\le 2\\}`` lists its integers: ``\\{-2, -1, 0, 1, 2\\}``
+    (up to fifty of them)."""
+    match = _INTEGER_RANGE.fullmatch(text.strip())
+    if match is None:
+        return text
+    low = int(match.group(2)) + (0 if "le" in match.group(3) else 1)
+    high = int(match.group(5)) - (0 if "le" in match.group(4) else 1)
+    if not 0 < high - low + 1 <= _MOST_LISTED_INTEGERS:
+        return text
+    return "\\{" + ", ".join(str(n) for n in range(low, high + 1)) + "\\}"
+
+
 def set_builder(text: str) -> str:
     """``\\{x \\in \\mathbb{R} \\mid x \\le 2\\}``: the set of x with a condition is the
     condition, which is then read as the interval it describes."""
@@ -253,6 +272,17 @@ def dotted_thousands(text: str) -> str:
     return _DOTTED_THOUSANDS.sub(lambda m: m.group(1).replace(".", ""), text)
 
 
+def fraction_words(text: str) -> str:
+    """English fractions in words ("three-fourths", "two thirds", "one half") as fractions."""
+
+    def replace(match: re.Match) -> str:
+        numerator = _SMALL.get(match.group(1).lower())
+        denominator = _ORDINAL_DENOMINATORS[match.group(2).lower()]
+        return f"\\frac{{{numerator}}}{{{denominator}}}"
+
+    return _FRACTION_WORD.sub(replace, text)
+
+
 def number_words(text: str) -> str:
     """English number words ("twelve", "forty-two", "one hundred and five") as digits."""
 
@@ -288,6 +318,19 @@ _TENS = {
     if word != "_"
 }
 _SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_ORDINAL_DENOMINATORS = {
+    name: denominator
+    for denominator, names in (
+        (2, "half halves"), (3, "third thirds"), (4, "fourth fourths quarter quarters"),
+        (5, "fifth fifths"), (6, "sixth sixths"), (7, "seventh sevenths"),
+        (8, "eighth eighths"), (9, "ninth ninths"), (10, "tenth tenths"),
+        (12, "twelfth twelfths"), (100, "hundredth hundredths"),
+    )
+    for name in names.split()
+}  # fmt: skip
+_FRACTION_WORD = re.compile(
+    rf"\b({'|'.join(list(_SMALL)[1:])})[\s-]+({'|'.join(_ORDINAL_DENOMINATORS)})\b", re.IGNORECASE
+)
 
 
 # Numbers a whole answer in Spanish, French, German, Portuguese or Italian names in one word
@@ -434,6 +477,7 @@ _ORDER = (
     assignment_groups,
     upright_constants,
     absolute_bounds,
+    integer_ranges,
     set_builder,
     nested_lists_to_matrix,
     repeating_decimals,

@@ -308,7 +308,8 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
 
 def _contradicts_question(sample: Sample, answer: bool) -> bool:
     """A "yes" whose explanation denies the question's own term ("Is glass crystalline?" …
-    "Yes. … so it is not crystalline"), or calls a number prime while factoring it."""
+    "Yes. … so it is not crystalline", "Is √2 rational?" … "Yes. … so it is irrational"), or
+    calls a number prime while factoring it."""
     if not answer:
         return _affirms_question(sample)
     if _factors_the_prime(sample):
@@ -319,11 +320,9 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         if not word.lower().startswith(("non", "un", "in")) and word.lower() not in _QUESTION_WORDS
     }
     for term in terms:
-        if re.search(
-            rf"(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+){{0,3}}{re.escape(term)}",
-            sample.output[-600:],
-            re.I,
-        ):
+        denied = rf"(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+){{0,3}}{re.escape(term)}"
+        opposite = rf"\b(?:ir|un|in|im|il|dis|non-?){re.escape(term)}\b"  # "irrational"
+        if re.search(f"{denied}|{opposite}", sample.output[-600:], re.I):
             return True
     return False
 

@@ -256,9 +256,14 @@ def unit_signals(gold: str, stated: StatedAnswer, problem: str, output: str = ""
         or other_unit_than_asked(problem, answer)
     ):
         found.append("unit_mismatch")  # "1000 cm³" where the question asks for liters
-    dotted = _DOTTED_THOUSANDS.search(answer)
-    if dotted and compare_values(gold, dotted.group(0).replace(".", "")).equal:
-        found.append("number_format")  # "12.500" where the gold is 12500
+    if any(
+        compare_values(gold, dotted.replace(".", "")).equal
+        for dotted in _DOTTED_THOUSANDS.findall(answer)
+    ):
+        found.append("number_format")  # "12.500" (or "2 · 23.450 = 46.900") for 46900
+    clock = _CLOCK.fullmatch(gold.strip())
+    if clock and re.search(rf"(?<!\d){clock.group(1)}\s*[.h]\s*{clock.group(2)}(?!\d)", answer):
+        found.append("number_format")  # "21.15 Uhr", "21h15" where the gold is 21:15
     grouped = _ONE_COMMA_GROUP.fullmatch(stated.expression.strip())
     if (
         grouped
@@ -271,6 +276,7 @@ def unit_signals(gold: str, stated: StatedAnswer, problem: str, output: str = ""
     return found
 
 
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
 # "6 ÷ 2(1+2)": whether the product binds first (1) or the division does (9) is a convention.
 _DIVIDES_A_PRODUCT = re.compile(r"\d\s*(?:÷|\\div)\s*\d+(?:\.\d+)?\s*(?:\\left)?[(\[]")
 

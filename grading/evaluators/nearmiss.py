@@ -85,6 +85,8 @@ def near_miss_signals(
         _MONOTONE.search(_question(sample.problem)) and _same_but_endpoints(gold, stated.expression)
     ) or _counts_between(gold, stated.expression, sample.problem):
         found.append("endpoint_convention")
+    elif _BETWEEN.search(_question(sample.problem)) and _ENDPOINTS_CHOSEN.search(sample.output):
+        found.append("endpoint_convention")  # "… 3, 4, 5, 6, 7 (including the endpoints)"
     return found
 
 
@@ -92,6 +94,16 @@ def near_miss_signals(
 # "between", which textbooks and datasets settle both ways.
 _COUNT_BETWEEN = re.compile(
     r"\bhow many\b[^?]*?\bbetween\s+\$?(-?\d+)\$?\s+and\s+\$?(-?\d+)\$?", re.IGNORECASE
+)
+
+
+# A question about the numbers between two bounds, and an output that says which of them it
+# counted: it made the choice the question leaves open.
+_BETWEEN = re.compile(r"\bbetween\s+\$?-?\d+\$?\s+and\s+\$?-?\d+", re.IGNORECASE)
+_ENDPOINTS_CHOSEN = re.compile(
+    r"\b(?:includ|exclud)\w*\s+(?:the\s+|both\s+)?(?:endpoints|ends|bounds)\b"
+    r"|\b(?:inclusive|exclusive)\b",
+    re.IGNORECASE,
 )
 
 
@@ -202,8 +214,12 @@ def _rounds_to(gold: str, answer: str) -> bool:
 
 def _other_unit(gold: str, stated: StatedAnswer) -> bool:
     """The same quantity in another unit: a unit ratio apart, a percent for a fraction, an
-    angle in radians for degrees (or the reverse), or a compound time ("37 min 30 s")."""
+    angle in radians for degrees (or the reverse), or a compound time ("37 min 30 s" for 37.5,
+    205 for "3 hours 25 minutes")."""
     if _angle_converts(gold, stated.expression):
+        return True
+    stated_value = _value(stated.expression)
+    if stated_value and stated_value in _compound_time(gold):
         return True
     gold_value = _value(gold)
     if not gold_value:

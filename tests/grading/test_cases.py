@@ -42,9 +42,12 @@ DATA_FLOORS = {
     "heldout_mixed_P.jsonl": (2, 38),
     # Written after O and P's kinds were fixed: 9 and 6 silent errors on arrival.
     "heldout_realistic_Q.jsonl": (3, 50),
-    "heldout_mixed_R.jsonl": (5, 43),
-    # Written after the fifth pass: 5 silent errors on arrival (3.1%).
+    "heldout_mixed_R.jsonl": (4, 44),
+    # Written after the fifth pass: 5 silent errors on arrival.
     "heldout_realistic_S.jsonl": (3, 39),
+    # Written after S: 5 and 13 silent errors on arrival.
+    "heldout_realistic_T.jsonl": (4, 40),
+    "heldout_mixed_U.jsonl": (5, 41),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -767,3 +767,59 @@ def test_a_count_between_two_bounds_that_differs_only_in_the_bounds_is_a_convent
 
     assert graded.auto_verdict is Verdict.INCORRECT
     assert ("endpoint_convention" in reasons(graded)) == flagged
+
+
+# Held-out sets T and U, measured on arrival: the kinds of their development folds.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("\\frac{2}{3}", "Two thirds of the class is left.", "What fraction of the class stays?"),
+        ("\\{1, 2, 3\\}", "$\\{k \\in \\mathbb{Z} \\mid 0 < k < 4\\}$", "List the integers."),
+        ("0", "No solutions — the two lines never meet.", "How many solutions are there?"),
+    ],
+)
+def test_fraction_words_integer_ranges_and_an_answer_before_its_reason_state_the_gold(
+    gold, output, problem
+):
+    assert grade(gold, output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_sentence_of_mathematics_that_concludes_with_so_states_what_follows_it():
+    graded = grade("5", "$r^2 = 25$, so $r = \\pm 5$.", "A circle has area $25\\pi$. Its radius?")
+
+    assert graded.evaluation("answer_check").extracted == "\\pm 5"
+    assert graded.needs_review
+
+
+def test_a_yes_whose_explanation_names_the_opposite_of_the_question_contradicts_itself():
+    output = "YES. Its decimal expansion never repeats, so the number is irrational."
+
+    graded = grade("NO", output, "Is $\\pi$ a rational number? Answer YES or NO.")
+
+    assert "contradicts_itself" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("2 hours 10 minutes", "The ride takes 130 minutes.", "How long is the ride?"),
+        ("18:45", "Der Zug kommt um 18.45 Uhr an.", "Wann kommt der Zug an?"),
+        ("81000", "3 · 27.000 € = 81.000 €", "Drei Autos kosten je 27.000 €. Zusammen?"),
+    ],
+)
+def test_a_time_or_number_written_in_another_format_is_flagged_not_marked_wrong(
+    gold, output, problem
+):
+    graded = grade(gold, output, problem)
+
+    assert graded.needs_review
+    assert {"unit_mismatch", "number_format"} & set(reasons(graded))
+
+
+def test_an_output_that_says_which_bounds_it_counted_between_two_numbers_is_a_convention():
+    output = "The numbers between 2 and 6 are 2, 3, 4, 5, 6 (inclusive), so the probability is $\\boxed{\\frac{1}{2}}$."
+    problem = "A number is drawn from 1 to 10. What is the probability it is between 2 and 6?"
+
+    assert "endpoint_convention" in reasons(grade("\\frac{3}{10}", output, problem))
