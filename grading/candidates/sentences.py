@@ -194,6 +194,8 @@ _ASKED_UNIT = re.compile(
     r"\bhow\s+(?:many|much)\s+(?:more\s+|fewer\s+|less\s+|of\s+(?:the\s+)?)?([a-z]{3,})",
     re.IGNORECASE,
 )
+# A rate or a share: "$12 per person", "3 each".
+_PER_UNIT = re.compile(r"\b(?:per|each|apiece|every|average|rate)\b", re.IGNORECASE)
 _ASKED_VARIABLE = re.compile(
     r"\b(?:value|values)\s+of\s+\$?([A-Za-z])\$?(?![A-Za-z])|\b(?:solve\s+for|find)\s+\$([A-Za-z])\$",
     re.IGNORECASE,
@@ -206,6 +208,7 @@ class Asked:
 
     unit: str = ""  # what it counts or measures: "days" in "How many days does it take?"
     variable: str = ""  # the unknown it names: "k" in "For what value of $k$ …?"
+    per_unit: bool = False  # it asks for a rate or a share: "How much does each pay?"
 
 
 NOTHING_ASKED = Asked()
@@ -218,7 +221,18 @@ def what_is_asked(problem: str) -> Asked:
     question = problem[-600:]
     units = _ASKED_UNIT.findall(question)
     variables = [a or b for a, b in _ASKED_VARIABLE.findall(question)]
-    return Asked(units[-1].lower() if units else "", variables[-1] if variables else "")
+    return Asked(
+        units[-1].lower() if units else "",
+        variables[-1] if variables else "",
+        _PER_UNIT.search(_request(question)) is not None,
+    )
+
+
+def _request(question: str) -> str:
+    """The sentence that asks (its last question, else its last sentence): "at $9 each" in
+    the statement does not ask for a share."""
+    sentences = re.split(r"(?<=[.!?])\s+", question.strip())
+    return next((s for s in reversed(sentences) if "?" in s), sentences[-1])
 
 
 def _assignment(sentence: str, begin: int, variable: str) -> Candidate | None:
@@ -303,6 +317,12 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
                 and not _names(remark.text, asked.unit)
             ):
                 return (conclusion, remark)
+        elif not asked.per_unit and _PER_UNIT.search(remark.text):
+            # "4 × 9 = $36 total. That's $12 per person if they split it evenly." for the
+            # total: a share the question does not ask for remarks on the statement before it
+            statement = _predicate(sentence, offset + start, own_line)
+            if statement is not None and _STATES_A_VALUE.search(statement.text):
+                return (statement, remark)
         break
     return (remark,) if remark is not None else ()
 

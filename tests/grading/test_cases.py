@@ -47,7 +47,7 @@ DATA_FLOORS = {
     "heldout_realistic_S.jsonl": (3, 39),
     # Written after S: 5 and 13 silent errors on arrival.
     "heldout_realistic_T.jsonl": (4, 40),
-    "heldout_mixed_U.jsonl": (5, 41),
+    "heldout_mixed_U.jsonl": (4, 42),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -823,3 +823,18 @@ def test_an_output_that_says_which_bounds_it_counted_between_two_numbers_is_a_co
     problem = "A number is drawn from 1 to 10. What is the probability it is between 2 and 6?"
 
     assert "endpoint_convention" in reasons(grade("\\frac{3}{10}", output, problem))
+
+
+@pytest.mark.parametrize(
+    ("question", "stated"),
+    [
+        ("What do the tickets cost in all?", "$40 in all"),
+        ("How much does each friend pay?", "That's $10 per friend if they share it"),
+    ],
+)
+def test_a_share_the_question_does_not_ask_for_remarks_on_the_total_before_it(question, stated):
+    output = "5 × 8 = $40 in all. That's $10 per friend if they share it."
+
+    final = find_candidates(output, f"Four friends buy 5 tickets at $8 each. {question}").final
+
+    assert final.text == stated
