@@ -165,12 +165,37 @@ class StatedAnswer:
         return len(self.alternatives) > 1
 
 
+# "all real numbers except $x = \pm 2$": the reals without the values named.
+_ALL_REALS_EXCEPT = re.compile(
+    r"all\s+real(?:\s+numbers|s)?\s+(?:except|but|other\s+than)\s+(?:for\s+)?(?:when\s+)?(.+)",
+    re.IGNORECASE,
+)
+_EXCLUDED_VALUE = re.compile(r"^\$?\s*(?:[a-z]\s*(?:=|\\neq?)\s*)?(.+?)\s*\$?$")
+
+
+def _reals_except(text: str) -> str:
+    """``\\mathbb{R} \\setminus \\{…\\}`` for "all real numbers except x = 2 and x = -2"."""
+    match = _ALL_REALS_EXCEPT.fullmatch(text.strip().rstrip("."))
+    if match is None:
+        return text
+    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", match.group(1).strip())
+    values = []
+    for part in filter(str.strip, parts):
+        value = _EXCLUDED_VALUE.match(part).group(1)
+        plus_minus = re.fullmatch(r"\\pm\s*(.+)", value)  # "±2" excludes -2 and 2
+        values += [f"-{plus_minus.group(1)}", plus_minus.group(1)] if plus_minus else [value]
+    if not values or any(re.search(r"[A-Za-z]{2,}", v.replace("\\pm", "")) for v in values):
+        return text
+    return f"\\mathbb{{R}} \\setminus \\{{{', '.join(values)}\\}}"
+
+
 # The evaluators, the detectors and the jury each read the same few statements of a row.
 @lru_cache(maxsize=4096)
 def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it; ``boxed`` says
     ``raw`` is a box's content, so all of it is mathematics ("4!" is a factorial)."""
     text = scale_words(unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", ""))
+    text = _reals_except(text)
     afterthought = _PARENTHESISED_ALTERNATIVE.search(text) if "(" in text else None
     if afterthought is not None and afterthought.start() > 0:
         first = read_answer(text[: afterthought.start()])

@@ -44,6 +44,7 @@ from grading.candidates.sentences import (
     statement_after,
     what_is_asked,
 )
+from grading.evaluators.extraction import last_match
 
 __all__ = [
     "ANSWER_MARKER",
@@ -61,6 +62,7 @@ __all__ = [
     "find_candidates",
     "hedge_words",
     "hedges",
+    "last_self_correction",
     "may_contain",
     "sentence_of",
     "statement_after",
@@ -317,17 +319,22 @@ def _dedup(items: list[Candidate]) -> list[Candidate]:
 
 def _standing(items: list[Candidate], tail: str, offset: int, think_end: int) -> list[Candidate]:
     standing = [c for c in items if not c.in_think] or items
-    lowered = tail.lower()
-    corrections = (
-        [offset + m.start() for m in _SELF_CORRECTION.finditer(tail)]
-        if any(hint in lowered for hint in _CORRECTION_HINTS)
-        else []
-    )
-    if corrections:
-        after = [c for c in standing if c.start >= corrections[-1]]
+    corrected = last_self_correction(tail)
+    if corrected >= 0:
+        after = [c for c in standing if c.start >= offset + corrected]
         if after:
             standing = after
     return standing
+
+
+def last_self_correction(text: str) -> int:
+    """Where ``text`` last goes back on what it said ("Wait", "Actually", "I made a
+    mistake"), or -1."""
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _CORRECTION_HINTS):
+        return -1
+    found = last_match(_SELF_CORRECTION, text)
+    return found.start() if found else -1
 
 
 def _final(standing: list[Candidate]) -> Candidate | None:

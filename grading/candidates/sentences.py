@@ -116,6 +116,12 @@ _FIRST_LINE_ANSWER = re.compile(
 )
 
 
+# What opens the explanation of an answer given first: "Explanation:", "Here's why:".
+_EXPLAINED_NEXT = re.compile(
+    r"\s*[*#>]*\s*(?:explanation|reasoning|justification|here(?:'s| is) (?:why|how)|why)\b"
+    r"[*\s]*[:：]",
+    re.IGNORECASE,
+)
 _LEADING_YES_NO = re.compile(r"^[\s*#>\"'(]*(yes|no|true|false)\b", re.IGNORECASE)
 
 
@@ -173,21 +179,26 @@ def statement_after(text: str, start: int) -> tuple[str, int]:
 
 
 def first_line(output: str, reply_start: int) -> Candidate | None:
-    """A reply whose first line is a bare answer ("5 buses.", "No.", "(B)")."""
+    """A reply whose first line is a bare answer ("5 buses.", "No.", "(B)"), or a sentence
+    the reply then explains ("Anna will be 56 years old in 8 years." then "Explanation: …")."""
     head = output[reply_start : reply_start + HEAD_CHARS]
     stripped = head.lstrip()
-    line = stripped.split("\n", 1)[0]
-    if len(line) > MAX_FIRST_LINE_CHARS or "\n" not in stripped:
+    line, _, rest = stripped.partition("\n")
+    if not rest:
         return None  # a one-line reply is covered by the last sentence
     if ANSWER_MARKER_PATTERN.search(line) or FINAL_MARKER_PATTERN.search(line):
         return None  # "Answer: B" is found as a marked answer
     start = reply_start + len(head) - len(stripped)
-    if _FIRST_LINE_ANSWER.match(line):
-        return Candidate(line.strip(), start, FIRST_LINE)
-    yes_no = _LEADING_YES_NO.match(line)
-    if yes_no:
-        return Candidate(yes_no.group(1), start, FIRST_LINE)
-    return None
+    if len(line) <= MAX_FIRST_LINE_CHARS:
+        if _FIRST_LINE_ANSWER.match(line):
+            return Candidate(line.strip(), start, FIRST_LINE)
+        yes_no = _LEADING_YES_NO.match(line)
+        if yes_no:
+            return Candidate(yes_no.group(1), start, FIRST_LINE)
+    if not _EXPLAINED_NEXT.match(rest) or len(SENTENCE_END.findall(line.rstrip())) > 1:
+        return None
+    stated = _predicate(line.rstrip().rstrip(_STOPS), start, True)
+    return Candidate(stated.text, stated.start, FIRST_LINE) if stated else None
 
 
 _ASKED_UNIT = re.compile(

@@ -80,6 +80,9 @@ _INTEGER_RANGE = re.compile(
     r"\s*\1\s*(\\leq?|<|\\lt)\s*(-?\d+)\s*\\\}"
 )
 _MOST_LISTED_INTEGERS = 50
+_ASCII_POWER_OF_TEN = re.compile(
+    r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*(?:[xX*]|\\times|\\cdot)\s*10\s*\^\s*([+-]?\d{1,4})(?![\d.])"
+)
 _E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d{1,4})(?![\w.])")
 _MIXED_LATEX = re.compile(
     r"(?<![\d.}^_/])(-?)(\d+)\s*(?:\\[ ,;!]\s*)*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
@@ -244,6 +247,11 @@ def cis_notation(text: str) -> str:
 def e_notation(text: str) -> str:
     """``1.2e7`` is ``1.2\\times 10^{7}``."""
     return _E_NOTATION.sub(lambda m: f"{m.group(1)}\\times 10^{{{int(m.group(2))}}}", text)
+
+
+def ascii_powers_of_ten(text: str) -> str:
+    """``4.5 x 10^-4`` (typed, not typeset) is ``4.5\\times 10^{-4}``."""
+    return _ASCII_POWER_OF_TEN.sub(lambda m: f"{m.group(1)}\\times 10^{{{m.group(2)}}}", text)
 
 
 def mixed_numbers(text: str) -> str:
@@ -483,6 +491,7 @@ _ORDER = (
     repeating_decimals,
     cis_notation,
     e_notation,
+    ascii_powers_of_ten,
     scale_words,
     unit_vectors,
     mixed_numbers,

@@ -45,7 +45,9 @@ MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex",
 TAIL_CHARS = 3000  # where an output rounds the exact value it found
 _MERIDIEM = re.compile(r"(?:\\text\{\s*)?[ap]\.?\s*m\.?\}?", re.IGNORECASE)
 _CENTS = re.compile(r"(?:cents?|¢|c)\b", re.IGNORECASE)  # "60 cents in change"
-_OFFERS_ANOTHER = re.compile(r"\bor\b|\bou\b|\boder\b", re.IGNORECASE)
+_OFFERS_ANOTHER = re.compile(
+    r"\bor\b|\bou\b|\boder\b|\band\s+(?:possibly|perhaps|maybe)\b", re.IGNORECASE
+)
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")
 # The words just before a stated answer that call it approximate ("approximately **15**").
 _APPROXIMATELY = re.compile(

@@ -11,7 +11,14 @@ import re
 
 from grading import options
 from grading.answers import read_answer
-from grading.candidates import Candidates, hedge_words, hedges, may_contain, sentence_of
+from grading.candidates import (
+    Candidates,
+    hedge_words,
+    hedges,
+    last_self_correction,
+    may_contain,
+    sentence_of,
+)
 from grading.equivalence.check import compare_values
 from grading.evaluators import choice
 from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
@@ -273,7 +280,11 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
             signals.append("hedged")
     if polarities:
         answer = polarities[-1][1]
-        if len({p for _, p in polarities}) > 1:
+        # "True. A negative times a negative is positive … So the statement is false.", not
+        # "True. … Actually, I need to correct myself: … False."
+        opening = last_self_correction(sample.output) < 0 and _OPENING_WORD.match(sample.output)
+        opened = {_POLARITY.get(opening.group(1).lower(), False)} if opening else set()
+        if len({p for _, p in polarities} | opened) > 1:
             signals.append("multiple_answers")
     elif marked := _MARKED_CJK_YES_NO.findall(sample.output[-300:]):
         answer = _OPENING_POLARITY.get(marked[-1], False)

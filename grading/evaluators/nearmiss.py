@@ -81,6 +81,8 @@ def near_miss_signals(
         found.append("no_real_solution")
     if _answers_one_part(gold, stated.expression):
         found.append("partial_match")
+    if _values_without_order(gold, stated.expression):
+        found.append("order_lost")
     if (
         _MONOTONE.search(_question(sample.problem)) and _same_but_endpoints(gold, stated.expression)
     ) or _counts_between(gold, stated.expression, sample.problem):
@@ -105,6 +107,23 @@ _ENDPOINTS_CHOSEN = re.compile(
     r"|\b(?:inclusive|exclusive)\b",
     re.IGNORECASE,
 )
+
+
+_ORDERED = re.compile(r"\s*(?:\\left)?\(.+\)\s*")
+_LISTED = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+
+def _values_without_order(gold: str, answer: str) -> bool:
+    """The ordered pair's values listed in prose in another order, with no brackets to say
+    which is which: "the two numbers are 2 and 5" for (5, 2)."""
+    gold = gold.strip().strip("$")
+    if not _ORDERED.fullmatch(gold) or re.search(r"[(\[{]", answer):
+        return False
+    gold_parts = [p.strip() for p in gold.strip()[1:-1].split(",")]
+    answer_parts = [p for p in _LISTED.split(answer.strip()) if p]
+    if len(gold_parts) < 2 or sorted(gold_parts) != sorted(answer_parts):
+        return False
+    return gold_parts != answer_parts
 
 
 def _counts_between(gold: str, answer: str, problem: str) -> bool:

@@ -48,6 +48,9 @@ DATA_FLOORS = {
     # Written after S: 5 and 13 silent errors on arrival.
     "heldout_realistic_T.jsonl": (4, 40),
     "heldout_mixed_U.jsonl": (4, 42),
+    # Written after T and U: 9 and 5 silent errors on arrival.
+    "heldout_realistic_V.jsonl": (6, 33),
+    "heldout_mixed_W.jsonl": (2, 36),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

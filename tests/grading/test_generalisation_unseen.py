@@ -838,3 +838,54 @@ def test_a_share_the_question_does_not_ask_for_remarks_on_the_total_before_it(qu
     final = find_candidates(output, f"Four friends buy 5 tickets at $8 each. {question}").final
 
     assert final.text == stated
+
+
+# Held-out sets V and W, measured on arrival: the kinds of their development folds.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("3.2 \\times 10^{5}", "320000 = 3.2 x 10^5", "Write 320000 in scientific notation."),
+        (
+            "(-\\infty, 1) \\cup (1, \\infty)",
+            "The domain is all real numbers except $x = 1$.",
+            "Find the domain of $g(x) = \\frac{1}{x - 1}$.",
+        ),
+        (
+            "42",
+            "The farmer has 42 sheep left.\n\nExplanation: 50 - 8 = 42. The dog has 4 legs.",
+            "A farmer had 50 sheep and sold 8. How many are left?",
+        ),
+    ],
+)
+def test_typed_powers_of_ten_reals_but_some_and_an_answer_explained_after_state_the_gold(
+    gold, output, problem
+):
+    assert grade(gold, output, problem).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("output", "changes"),
+    [
+        ("True. Any even number times 3 is even, so the statement is false.", True),
+        ("True — wait, I made a mistake: 3 times an even number is even. So it is false.", False),
+    ],
+)
+def test_an_opening_yes_or_no_the_conclusion_reverses_is_two_answers(output, changes):
+    problem = "True or False: 3 times an even number is odd."
+
+    assert ("multiple_answers" in reasons(grade("False", output, problem))) is changes
+
+
+def test_a_second_value_offered_with_and_possibly_is_a_hedge():
+    output = "Both roots check out, so $x = 4$, and possibly $x = -1$."
+
+    assert "hedged" in reasons(grade("4", output, "Solve $\\sqrt{x + 5} = x - 1$."))
+
+
+def test_a_pair_named_in_prose_without_its_order_lost_its_order():
+    output = "They are the roots of $t^2 - 9t + 14 = 0$, so the two numbers are 2 and 7."
+    problem = "Find the ordered pair $(a, b)$ with $a + b = 9$, $ab = 14$ and $a > b$."
+
+    assert "order_lost" in reasons(grade("(7,2)", output, problem))
