@@ -26,6 +26,7 @@ from grading.candidates.cues import (
     Candidate,
     boxes,
 )
+from grading.evaluators.extraction import last_match
 
 _CONCLUSION_WORDS = re.compile(
     r"^\W*(?:so|thus|therefore|hence|consequently|overall|in total|in all|altogether|donc"
@@ -235,11 +236,11 @@ def what_is_asked(problem: str) -> Asked:
     return Asked(
         units[-1].lower() if units else "",
         variables[-1] if variables else "",
-        _PER_UNIT.search(_request(question)) is not None,
+        _PER_UNIT.search(_asking_sentence(question)) is not None,
     )
 
 
-def _request(question: str) -> str:
+def _asking_sentence(question: str) -> str:
     """The sentence that asks (its last question, else its last sentence): "at $9 each" in
     the statement does not ask for a share."""
     sentences = re.split(r"(?<=[.!?])\s+", question.strip())
@@ -402,7 +403,7 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
         return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
     if len(PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
-        inner = _last_match(_INNER_CONCLUSION, masked)
+        inner = last_match(_INNER_CONCLUSION, masked)
         if inner is not None and _STATES_SOMETHING.search(masked[inner.end() :]):
             # "$s^2 = 49$, so $s = \\pm 7$"
             return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)
@@ -418,7 +419,7 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         # "…has 1,219 books, which is 31 fewer than before": the remark after "which" is not
         # what the sentence states
         body, masked = body[: relative.start()], masked[: relative.start()]
-    inner = _last_match(_INNER_CONCLUSION, masked)
+    inner = last_match(_INNER_CONCLUSION, masked)
     if inner is not None:  # "…, so x < 2 or x > 5": the clause after "so" concludes
         return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)
     # What follows the last verb that is followed by something ("the total is 42", not "as
@@ -497,13 +498,6 @@ def _states_quantity(masked: str) -> bool:
         or _STATES_A_VALUE.search(masked) is not None
         or _QUANTITY_WORD.search(masked) is not None
     )
-
-
-def _last_match(pattern: re.Pattern, text: str) -> re.Match | None:
-    found = None
-    for found in pattern.finditer(text):  # noqa: B007 - the loop keeps the last match
-        pass
-    return found
 
 
 def flatten_display(text: str) -> str:
