@@ -255,11 +255,12 @@ def _progress(export_id: int):
     """``report(done, total)`` writing through its own autocommit connection, so pollers see
     progress while the export's snapshot transaction is still open.
 
-    Inside a caller's transaction, which no poller sees before it commits, progress goes
-    through the caller's connection: on SQLite a second connection would wait for that
-    transaction's write lock until it timed out."""
+    SQLite inside a caller's transaction, which no poller sees before it commits: progress
+    goes through the caller's connection, as a second connection would wait for that
+    transaction's write lock until it timed out. (On PostgreSQL the export's own snapshot is a
+    transaction, read-only, so progress always has its own connection there.)"""
     table = Export._meta.db_table
-    if connection.in_atomic_block:
+    if connection.vendor == "sqlite" and connection.in_atomic_block:
         side = connection
     else:
         side = connections.create_connection(DEFAULT_DB_ALIAS)
