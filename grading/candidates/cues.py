@@ -115,13 +115,14 @@ ANSWER_MARKER_HINTS = (
 HEDGE_WORDS = re.compile(
     r"\b(?:probably|possibly|perhaps|maybe|presumably|most likely|likely|my best guess"
     r"|i (?:think|believe|guess|suspect)|if i'?m not mistaken|depending on|it depends"
+    r"|(?:might|could) be(?=\s+[-−$\\\d(])"  # "x might be 20", not "one might be tempted"
     r"|not (?:completely |entirely |totally |fully |quite |100% )?(?:sure|certain|confident))\b",
     re.IGNORECASE,
 )
 # Lower-case words one of which every match of HEDGE_WORDS contains.
 _HEDGE_HINTS = (
     "probabl", "possibl", "perhaps", "maybe", "presumabl", "likely", "guess", "think", "believe",
-    "suspect", "mistaken", "depend", "sure", "certain", "confident",
+    "suspect", "mistaken", "depend", "sure", "certain", "confident", "might", "could",
 )  # fmt: skip
 
 

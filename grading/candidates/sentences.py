@@ -51,6 +51,7 @@ MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTA
 
 # A line that opens with a short label and a colon states what the label names.
 _OPTION_LINE = re.compile(r"^\s*\(?[A-E]\)?\s*[.:)]\s*\S")
+_OPTION_LABEL = re.compile(r"[ \t*]*\(?[A-E]\)?")
 
 
 _LABEL = re.compile(r"^[\s*]*[A-Za-z][A-Za-z ]{1,30}\**:\**(?=\s*\S)(?![^:]*:)")
@@ -78,7 +79,8 @@ _RELATIVE_CLAUSE = re.compile(
     r",\s+(?:which|that)\s+(?:is|are|was|were|means)\b(?=[^.;]*\b(?:than|fewer|times as)\b)"
 )
 _STATES_A_VALUE = re.compile(r"\d|\\[A-Za-z]|\$")
-_STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00]")
+# Something a verb can state: a word, a number, LaTeX, masked mathematics or a symbol ("∞").
+_STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00∞π√∅ℝℤℕℚℂ±−½⅓⅔¼¾]")
 
 
 # A sentence that opens on its reason: "Since the one-sided limits are different, the limit
@@ -119,7 +121,8 @@ _FIRST_LINE_ANSWER = re.compile(
 
 # What opens the explanation of an answer given first: "Explanation:", "Here's why:".
 _EXPLAINED_NEXT = re.compile(
-    r"\s*[*#>]*\s*(?:explanation|reasoning|justification|here(?:'s| is) (?:why|how)|why)\b"
+    r"\s*[*#>]*\s*(?:explanation|reasoning|justification|working(?: it out)?|work"
+    r"|here(?:'s| is) (?:why|how)|why)\b"
     r"[*\s]*[:：]",
     re.IGNORECASE,
 )
@@ -240,6 +243,20 @@ def what_is_asked(problem: str) -> Asked:
     )
 
 
+def _labels_option(text: str, end: re.Match) -> bool:
+    """The full stop of an option label at the start of a line ("C. 63"), not a sentence's."""
+    line_start = text.rfind("\n", 0, end.start()) + 1
+    return (
+        end.group() == "." and _OPTION_LABEL.fullmatch(text[line_start : end.start()]) is not None
+    )
+
+
+def _line_before(text: str, start: int) -> str:
+    """The last line with something on it before ``start``."""
+    lines = [line for line in text[:start].splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
 def _asking_sentence(question: str) -> str:
     """The sentence that asks (its last question, else its last sentence): "at $9 each" in
     the statement does not ask for a share."""
@@ -279,7 +296,7 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
     window = max(0, len(tail) - LAST_SENTENCES_CHARS)
     offset += window
     text = flatten_display(tail[window:].rstrip()).rstrip(_STOPS)
-    ends = [0, *(m.end() for m in SENTENCE_END.finditer(text))]
+    ends = [0, *(m.end() for m in SENTENCE_END.finditer(text) if not _labels_option(text, m))]
     stop = len(text)
     remark: Candidate | None = None  # the last sentence, when it only remarks
     for start in reversed(ends):
@@ -297,10 +314,14 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
             break  # a statement already found with a stronger cue
         own_line = start == 0 or text[start - 1] == "\n"
         if remark is None:
-            if offset == 0 and text.strip() == sentence.strip() and _OPTION_LINE.match(sentence):
-                # A reply that is one option ("(C) 12") chooses it; in a longer reply such a
-                # line is one of a list of options.
-                return (Candidate(sentence.strip(), start, CONCLUSION),)
+            if _OPTION_LINE.match(sentence) and (
+                (offset == 0 and text.strip() == sentence.strip())
+                or (own_line and not _OPTION_LINE.match(_line_before(text, start)))
+            ):
+                # A reply that is one option ("(C) 12"), or ends on one option line after its
+                # working ("9 × 7 = 63.\n\nC. 63"), chooses it; a line of a list of options
+                # does not.
+                return (Candidate(sentence.strip(), offset + start, CONCLUSION),)
             candidate = _predicate(sentence, offset + start, own_line)
             given = _assignment(sentence, offset + start, asked.variable)
             if given is not None and (

@@ -323,7 +323,7 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
     calls a number prime while factoring it."""
     if not answer:
         return _affirms_question(sample)
-    if _factors_the_prime(sample):
+    if _factors_the_prime(sample) or _reverses_the_comparison(sample):
         return True
     terms = {
         word.lower()
@@ -336,6 +336,25 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         if re.search(f"{denied}|{opposite}", sample.output[-600:], re.I):
             return True
     return False
+
+
+# "Is copper harder than diamond?": what is compared, how, and with what.
+_COMPARISON_ASKED = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:the\s+)?(?:[\w-]+\s+)?([\w-]+)\s+(\w+er|more\s+\w+|less\s+\w+)"
+    r"\s+than\s+(?:that\s+of\s+)?(?:the\s+)?([\w-]+)[^?]*\?",
+    re.IGNORECASE,
+)
+
+
+def _reverses_the_comparison(sample: Sample) -> bool:
+    """A "yes" to "Is copper harder than diamond?" whose explanation says "diamond … is far
+    harder than copper"."""
+    asked = _COMPARISON_ASKED.search(sample.problem[-300:])
+    if asked is None:
+        return False
+    first, how, second = (re.escape(group) for group in asked.groups())
+    reversed_ = rf"\b{second}\b[^.;?!]{{0,60}}\b{how}\s+than\s+[^.;?!]{{0,20}}\b{first}\b"
+    return re.search(reversed_, sample.output[-600:], re.IGNORECASE) is not None
 
 
 # What a question's subject is a kind of, not what is asked of it ("Is 0 a positive number?"

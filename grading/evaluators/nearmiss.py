@@ -44,7 +44,7 @@ _COMPLEX_UNIT = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])")
 _PARTS = re.compile(r";|(?=\(\s*[b-h]\s*\))")
 _PART_LABEL = re.compile(r"^\s*(?:\\[ ,;]\s*)*\(\s*[a-h]\s*\)\s*(?:\\[ ,;]\s*)*")
 _PERCENT = re.compile(
-    r"\\%|%|\bpercent\b|\bper cent\b|prozent|pourcent|porcentaje|porcentagem|percentual"
+    r"\\%|%|\bpercent(?:age)?\b|\bper cent\b|prozent|pourcent|porcentaje|porcentagem|percentual"
     r"|процент|百分",
     re.IGNORECASE,
 )

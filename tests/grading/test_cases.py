@@ -51,6 +51,9 @@ DATA_FLOORS = {
     # Written after T and U: 9 and 5 silent errors on arrival.
     "heldout_realistic_V.jsonl": (6, 33),
     "heldout_mixed_W.jsonl": (2, 36),
+    # Written after V and W: 4 and 8 silent errors on arrival.
+    "heldout_realistic_X.jsonl": (0, 42),
+    "heldout_mixed_Y.jsonl": (6, 42),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -889,3 +889,54 @@ def test_a_pair_named_in_prose_without_its_order_lost_its_order():
     problem = "Find the ordered pair $(a, b)$ with $a + b = 9$, $ab = 14$ and $a > b$."
 
     assert "order_lost" in reasons(grade("(7,2)", output, problem))
+
+
+# Held-out sets X and Y, measured on arrival: the kinds of their development folds.
+
+
+def test_a_symbol_after_the_verb_is_what_the_sentence_states():
+    output = "The numerator grows faster than the denominator.\n\nSo the limit is ∞."
+
+    graded = grade("\\infty", output, "Evaluate $\\lim_{x \\to \\infty} \\frac{x^3}{x + 1}$.")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+
+
+def test_a_first_sentence_worked_out_to_another_value_is_two_answers():
+    output = "The farm has 96 eggs.\n\nWorking it out: 8 × 12 = 86.\n#### 86"
+
+    graded = grade("96", output, "8 hens lay 12 eggs each. How many eggs?")
+
+    assert "multiple_answers" in reasons(graded)
+
+
+def test_a_proportion_for_what_percentage_is_flagged():
+    output = "18 ÷ 20 = 0.9\n#### 0.9"
+
+    graded = grade("90", output, "Sam got 18 of 20 right. What percentage did he get right?")
+
+    assert "unit_mismatch" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("output", "hedged"),
+    [("So x might be 12.", True), ("One might be tempted to guess 12, but x = 12.", False)],
+)
+def test_might_be_before_a_value_is_a_hedge(output, hedged):
+    assert ("hedged" in reasons(grade("12", output, "Solve $x - 4 = 8$."))) is hedged
+
+
+def test_a_letter_line_after_the_working_chooses_that_letter():
+    problem = "What is 8 × 6?\n(A) 42  (B) 48  (C) 54  (D) 56"
+
+    graded = grade("B", "8 × 6 = 48.\n\nC. 48", problem)
+
+    assert "letter_value_mismatch" in reasons(graded)
+
+
+def test_a_yes_whose_explanation_reverses_the_comparison_contradicts_itself():
+    output = "Yes — granite, at about 6 on the Mohs scale, is much harder than talc at 1."
+
+    graded = grade("NO", output, "Is talc harder than granite? Answer YES or NO.")
+
+    assert "contradicts_itself" in reasons(graded)
