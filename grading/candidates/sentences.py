@@ -52,6 +52,7 @@ MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTA
 # A line that opens with a short label and a colon states what the label names.
 _OPTION_LINE = re.compile(r"^\s*\(?[A-E]\)?\s*[.:)]\s*\S")
 _OPTION_LABEL = re.compile(r"[ \t*]*\(?[A-E]\)?")
+_LABEL_ENDS = frozenset("ABCDE)")  # the last character of an option label
 
 
 _LABEL = re.compile(r"^[\s*]*[A-Za-z][A-Za-z ]{1,30}\**:\**(?=\s*\S)(?![^:]*:)")
@@ -245,10 +246,10 @@ def what_is_asked(problem: str) -> Asked:
 
 def _labels_option(text: str, end: re.Match) -> bool:
     """The full stop of an option label at the start of a line ("C. 63"), not a sentence's."""
+    if end.group() != "." or text[end.start() - 1 : end.start()] not in _LABEL_ENDS:
+        return False
     line_start = text.rfind("\n", 0, end.start()) + 1
-    return (
-        end.group() == "." and _OPTION_LABEL.fullmatch(text[line_start : end.start()]) is not None
-    )
+    return _OPTION_LABEL.fullmatch(text[line_start : end.start()]) is not None
 
 
 def _line_before(text: str, start: int) -> str:
