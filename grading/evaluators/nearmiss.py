@@ -69,7 +69,7 @@ def near_miss_signals(
         found.append("gold_stated_elsewhere")
     if _rounds_to(gold, stated.expression):
         found.append("rounding_differs")
-    if _other_unit(gold, stated) or _fraction_for_percent(gold, stated, sample.problem):
+    if _other_unit(gold, stated) or _fraction_for_percent(gold, stated, sample):
         found.append("unit_mismatch")
     if _same_angle(gold, stated.expression, sample.problem):
         found.append("same_angle")
@@ -255,10 +255,13 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
     )
 
 
-def _fraction_for_percent(gold: str, stated: StatedAnswer, problem: str) -> bool:
+def _fraction_for_percent(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
     """0.85 where the question asks "what percent" and the gold is 85: the proportion, not yet
-    a percent (a bare 0.85 may also be read as 0.85%)."""
-    if not _PERCENT.search(_question(problem)) or _PERCENT.search(stated.raw):
+    a percent (a bare 0.85 may also be read as 0.85%). An output that itself calls it "0.85%"
+    is just wrong."""
+    if not _PERCENT.search(_question(sample.problem)) or _PERCENT.search(stated.raw):
+        return False
+    if re.search(rf"(?<![\d.]){re.escape(stated.expression)}\s*(?:\\?%|percent)", sample.output):
         return False
     gold_value, value = _value(gold), _value(stated.expression)
     return bool(gold_value and value) and _close(gold_value, value * 100)

@@ -910,12 +910,17 @@ def test_a_first_sentence_worked_out_to_another_value_is_two_answers():
     assert "multiple_answers" in reasons(graded)
 
 
-def test_a_proportion_for_what_percentage_is_flagged():
-    output = "18 ÷ 20 = 0.9\n#### 0.9"
-
+@pytest.mark.parametrize(
+    ("output", "flagged"),
+    [
+        ("18 ÷ 20 = 0.9\n#### 0.9", True),
+        ("18 ÷ 20 = 0.9, so he got 0.9% right.\n#### 0.9", False),  # a wrong percent, said so
+    ],
+)
+def test_a_proportion_for_what_percentage_is_flagged(output, flagged):
     graded = grade("90", output, "Sam got 18 of 20 right. What percentage did he get right?")
 
-    assert "unit_mismatch" in reasons(graded)
+    assert ("unit_mismatch" in reasons(graded)) is flagged
 
 
 @pytest.mark.parametrize(
