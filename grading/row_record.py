@@ -70,6 +70,11 @@ class RowRecord:
 
     # --- the parent's side ----------------------------------------------------------------
 
+    def current_row(self) -> int | None:
+        """The row the child is on, if any."""
+        (current,) = struct.unpack_from("<q", self.memory, 0)
+        return None if current == _NO_ROW else current
+
     def row_started(self, row_id: int) -> tuple[float, float] | None:
         """When the child started ``row_id`` (wall clock) and its CPU time then, if that is the
         row it is on now; read at once, so both belong to that row."""

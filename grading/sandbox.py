@@ -99,7 +99,7 @@ class _Child:
             return None
         if not self.ready:
             return self.waiting_since + STARTUP_TIMEOUT
-        starts = self.record.row_started(self.inflight[0])  # exact, once the row started
+        starts = self.record.row_started(self.row_in_progress())  # exact, once it started
         if starts is None:
             return self.waiting_since + timeout
         started, cpu_started = starts
@@ -108,6 +108,22 @@ class _Child:
             return started + timeout  # no row uses more CPU than wall time: nothing to ask yet
         cpu_used = self.cpu_seconds() - cpu_started
         return row_deadline(timeout=timeout, started=started, now=now, cpu_used=cpu_used)
+
+    def row_in_progress(self) -> int:
+        """The row the child is on: the first unfinished one, or a later one its row record
+        names, when the answers before it wait in the child's buffer (a row that holds the
+        interpreter lock keeps the child's writer thread from sending them)."""
+        current = self.record.current_row()
+        return current if current in self.inflight else self.inflight[0]
+
+    def take_answered_unsent(self) -> list[int]:
+        """Take off the rows before the one in progress: the child graded them, but their
+        answers never reached the parent, so they must be graded again."""
+        row = self.row_in_progress()
+        taken = []
+        while self.inflight[0] != row:
+            taken.append(self.inflight.popleft())
+        return taken
 
     def cpu_seconds(self) -> float:
         """The child's CPU time so far (user and system, as its ``time.process_time``)."""

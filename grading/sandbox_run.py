@@ -278,6 +278,7 @@ class GradingRun:
             self.pool._retire(self._slot(child))
 
     def _on_deadline(self, slot: int, child: _Child) -> None:
+        unsent = child.take_answered_unsent() if child.ready else []
         self._unwatch(child)
         self.pool._retire(slot)
         if child.ready:
@@ -285,10 +286,11 @@ class GradingRun:
             self._finish(child, self._decide_unfinished(child, Status.TIMEOUT, detail))
         else:
             self.pool._count_startup_failure(child.last_words)
-        self._requeue(slot, child)
+        self._requeue(slot, child, unsent)
 
     def _on_death(self, child: _Child) -> None:
         slot = self._slot(child)
+        unsent = child.take_answered_unsent() if child.ready and child.inflight else []
         self._unwatch(child)
         returncode = self.pool._retire(slot)
         if not child.ready:
@@ -303,11 +305,12 @@ class GradingRun:
             else:
                 detail = f"worker crashed (exit status {returncode})"
             self._finish(child, self._decide_unfinished(child, Status.ERROR, detail))
-        self._requeue(slot, child)
+        self._requeue(slot, child, unsent)
 
-    def _requeue(self, slot: int, child: _Child) -> None:
-        """Give the rows the dead child had not finished to its replacement, first in line."""
-        self.queues[slot].extendleft(reversed(child.inflight))
+    def _requeue(self, slot: int, child: _Child, unsent: Sequence[int] = ()) -> None:
+        """Give the rows the dead child had not finished, and those it finished without
+        sending their answers, to its replacement, first in line."""
+        self.queues[slot].extendleft(reversed([*unsent, *child.inflight]))
         child.inflight.clear()
 
     def _unwatch(self, child: _Child) -> None:

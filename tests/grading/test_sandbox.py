@@ -107,6 +107,22 @@ def test_pathological_row_ends_within_its_limit_and_the_next_row_is_graded_norma
     assert normal.evaluation("math_verify").status is Status.OK
 
 
+@pytest.mark.parametrize("case", PATHOLOGICAL[:4], ids=lambda case: case.name)
+def test_rows_graded_just_before_a_row_that_hangs_keep_their_own_verdicts(pool, case):
+    # Given ordinary rows sent in one batch just before a row that holds the interpreter
+    # lock until its limit, so the child may never get to send their answers
+    ordinary = [Sample(f"${n}$", f"So the answer is $\\boxed{{{n}}}$.") for n in range(3, 7)]
+
+    # When they are graded together
+    *before, _ = pool.grade([*ordinary, case.sample])
+
+    # Then every ordinary row has its own verdict: none is charged with the next row's time-out
+    for graded in before:
+        assert graded.auto_verdict is Verdict.CORRECT
+        assert not graded.needs_review
+        assert all(e.status is not Status.TIMEOUT for e in graded.evaluations)
+
+
 def pmatrix(size: int) -> str:
     """A ``size`` × ``size`` pmatrix of digits (300 × 300 is 360 kB of LaTeX)."""
     rows = (" & ".join(str((i * size + j) % 10) for j in range(size)) for i in range(size))
