@@ -9,6 +9,7 @@ values and the jury can still see what was said around them. Regular expressions
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -35,11 +36,17 @@ _MATH_FACTORIAL = re.compile(r"[\d)}]!\s*(?:\$|\\\)|\\\]|\})\s*[.,;]?\s*$")
 _TRAILING = re.compile(r"[\s.,;:!?。]+$")
 _LEADING = re.compile(r"^[\s:*#>]+")
 _CLAUSE = re.compile(
-    r",\s*(?:which|since|because|so|as|and\s+so|that|i\.e\.|for|per|or\s+about|about)\b"
-    r"|\s+(?:because|since|which|per\s+\w+)\b|;\s"
+    r",\s*(?:which|since|because|so|as|and\s+so|that|for|per|or\s+about|about|if|unless"
+    r"|assuming)\b|,?\s+(?:because|since|which|per\s+\w+|depending\s+on)\b|;\s"
     r"|\s\(\s*(?:since|because|which|i\.e\.|(?:or\s+)?(?:about|approximately|roughly)\b|≈|\\approx)"
     r"|\s[—–]\s",
     re.IGNORECASE,
+)
+# "-3 < x < 2, \\quad \\text{i.e. } x \\in (-3, 2)", "205 minutes, i.e. 3 hours 25 minutes": the
+# same answer said again, which the reading leaves out.
+_RESTATED = re.compile(
+    r"(?:,|\s*\\q?quad)(?:\s|\\q?quad|\\[,;])*(?:\\text\s*\{\s*)?(?:i\.e\.|that is,|in other words,).*$",
+    re.DOTALL,
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
@@ -59,13 +66,19 @@ _LEADING_WORD = re.compile(
 # A sentence that opens on a name and its verb: "Pedro walked 2 1/3 miles".
 _NAME_AND_VERB = re.compile(r"^[A-Z][a-z]+\s+(?=[a-z]{2,}\s+[-−(\[$\\\d√])")
 _HEDGE_SPLIT = re.compile(
-    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|或者?)\s*", re.IGNORECASE
+    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|\bили\b|または|또는|หรือ|或者?)\s*",
+    re.IGNORECASE,
 )
 _INEQUALITY = re.compile(r"[<>≤≥]|\\[lg]eq?(?:slant)?(?![A-Za-z])")
 _EITHER = re.compile(r"^\s*(?:either|soit|entweder|o bien)\s+", re.IGNORECASE)
 _PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
+_MOST_SIGNS = 3
+_BOUND = re.compile(r"^[a-z]\s*(?:[<>≤≥]|\\[lg]eq?(?![A-Za-z])|\\neq?(?![A-Za-z]))")
+_SIGNED_LIST = re.compile(
+    r"(?:[A-Za-z]\s*=\s*)?((?:\\pm|±)\s*[^,±\\]+(?:\s*,\s*(?:\\pm|±)\s*[^,±\\]+)+)"
+)
 _HEAD = re.compile(
-    r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*([A-Za-z])\s*\))"
+    r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*(?:([A-Za-z])|-?\d+)\s*\))"
     r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\d+[A-Z]|\\[A-Za-z]+)\s*(?:=|\\in(?![a-z])|∈)\s*(?=\S)"
 )
 # "x \\mapsto x + 2": a function given as a map states its value.
@@ -90,9 +103,11 @@ _UNIT_TEXT = re.compile(
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
 _TRAILING_WORDS = re.compile(
-    r"(?<=[\d}%)])\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,6}"
-    r"|(?<=\s)[mgsLlhK](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
+    r"(?:(?<=[\d}%)])|(?<=\\pi))\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,6}"
+    r"|(?<=\s)[mgsLlhKJNWVACTM](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
 )
+# One-letter SI units (joule, newton, watt, volt, ampere, coulomb, tesla, molar).
+_SI_LETTERS = frozenset("JNWVACTM")
 # A one-letter unit after a number, then words: "1.5 m long", "3 s later".
 _UNIT_THEN_WORDS = re.compile(r"(?<=\d)\s+([A-Za-z])(?:\s+[A-Za-z]{2,}){1,3}\s*$")
 _CURRENCY = re.compile(r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|€|£|¥|USD|EUR")
@@ -109,9 +124,18 @@ _COMPOUND_TIME = re.compile(
     r"(\d+)\s*(h|hours?|hrs?|min|minutes?)\b\s*(?:and\s*)?(\d+)\s*(min|minutes?|s|sec|seconds?)\b",
     re.IGNORECASE,
 )
+# ", or about $13.33" after an answer, unless a rate follows ("or about $0.67 a pen").
+_OR_ABOUT = re.compile(
+    r",\s*or\s+(?:about|approximately|roughly)\s+\\?\$?\s*(-?\d+(?:\.\d+)?)(?!\S*\s+(?:a|an|per|each)\b)"
+)
+_ROUNDING_GAP = 0.05
+_YUAN_AND_JIAO = re.compile(r"(\d+)\s*元\s*(\d)\s*角")
 _LATEX_GROUP = re.compile(r"\\(?:begin|end|text|mathrm|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _SENTENCE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
-_EQUATION_RESULT = re.compile(r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?)(?![\d=]*=)(?!.*=)", re.S)
+# The result keeps a constant written after its number ("= 28\\pi square units").
+_EQUATION_RESULT = re.compile(
+    r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\(?:pi|sqrt\s*\{\d+\}))?)(?![\d=]*=)(?!.*=)", re.S
+)
 _LEADING_COUNT = re.compile(
     r"^\s*(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?!(?:or|and|ou|et|oder|und)\b)[^\W\d_]{2,}"
 )
@@ -120,7 +144,7 @@ _OPENS_SPAN = re.compile(r"(?<!\\)\$|\\[(\[]")
 _CJK_COPULA = re.compile(r"[是为為]|(?<=[\u3040-\u30ff\u4e00-\u9fff])は")
 _CJK_UNIT = re.compile(r"(?<=[\d}])\s*([\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{1,4})$")
 _OR_NUMBER = re.compile(
-    r"(?:,\s*|\s)(?:or|ou|oder|o|или|或者?)\s+(?:maybe\s+|possibly\s+|perhaps\s+)?(-?\d+(?:\.\d+)?)\b"
+    r"(?:,\s*|\s)(?:or|ou|oder|o|или|또는|หรือ|或者?)\s+(?:maybe\s+|possibly\s+|perhaps\s+)?(-?\d+(?:\.\d+)?)\b"
 )
 _SPAN_LIST = re.compile(r"\x00(?:\s*(?:,\s*(?:and|or)?|and|or)\s*\x00)+")
 _RELATION_SIGN = r"(?:<|>|\\[lg]eq?(?![A-Za-z])|\\[lg]eqslant|\\neq?(?![A-Za-z]))"
@@ -139,6 +163,18 @@ _PARENTHESISED_ALTERNATIVE = re.compile(
 _SEVERAL_ASSIGNMENTS = re.compile(
     r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)(?:\s|\\[,;:!]|\\q?quad)*"
     r"\\?[A-Za-z]\w*(?:_\{?\w+\}?)?\s*="
+)
+
+
+_LISTED = re.compile(
+    r"[;,](?!\d{3})|\b(?:or|and|und|et|oder|y|или|и)\b|\\text|\\quad|[\u4e00-\u9fff]"
+)
+_BOUNDED_FUNCTION = re.compile(
+    r"((?:<|>|≤|≥|\\[lg]eq?(?![A-Za-z]))\s*)[A-Za-z]\s*\(\s*[a-z]\s*\)(\s*(?:<|>|≤|≥|\\[lg]eq?(?![A-Za-z])))"
+)
+# A chain of equal sides that ends on a number, maybe with a unit: its sides, then its result.
+_CHAIN_RESULT = re.compile(
+    r"([^=<>]+(?:=[^=<>]+)*?)\s*=\s*([-−]?\d[\d,]*(?:\.\d+)?(?:\s*\\?%|\s*[A-Za-z][A-Za-z/^{}\d²³]*)?)\s*"
 )
 
 
@@ -210,6 +246,13 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     text = foreign_number_word(_strip_wrappers(text))
     # "about 10 of them": said before the sentence is reduced to its number
     approximate = _LEADING_APPROX.match(text) is not None
+    restated = _RESTATED.search(text) if "i.e." in text or ", " in text else None
+    if restated is not None and restated.start() > 0:
+        text = _strip_wrappers(text[: restated.start()])
+    # "$16, or about $13.33 if …": another value, offered as an alternative
+    offered = _OR_ABOUT.search(text) if "or " in text else None
+    if offered is not None and offered.start() > 0:
+        text = text[: offered.start()]
     if _PROSE_WORDS.search(text):  # "sixteen percent", "three-fourths", "十八人"
         text = chinese_numerals(number_words(fraction_words(text)))
     text = _keep_math_of_prose(text)
@@ -241,6 +284,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if _PERCENT_WORD.fullmatch(units):  # "37.5 percent" is 37.5%
         text, units = f"{text}\\%", ""
     alternatives = _alternatives(text)
+    if offered is not None and not alternatives and _far_apart(text, offered.group(1)):
+        alternatives = (text.strip(), offered.group(1))
     head, variable = "", ""
     head_match = _HEAD.match(text)
     if head_match and not _is_relation_chain(text) and not _SEVERAL_ASSIGNMENTS.search(text):
@@ -251,6 +296,15 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     ):
         head, text = word_head.group(0).rstrip(" ="), text[word_head.end() :]
     text = _MAPS_TO.sub("", text)
+    # "-5 \le f(x) \le -1": the values f takes, a range, bounded like a variable
+    text = _BOUNDED_FUNCTION.sub(r"\1y\2", text)
+    chain = text.count("=") >= 2 and not _LISTED.search(text)  # not "x = 2 or x = 3"
+    result = _CHAIN_RESULT.fullmatch(text) if chain else None
+    if result is not None:
+        # "V/R = 12/4.0 = 3.0 A", "F/m = 5.0/2.0 = 2.5 m/s^2": a formula worked out states
+        # its result
+        text, result_units = _split_units(result.group(2))
+        units = units or result_units
     number = _number_phrase(text)
     if number is not None:
         text = number
@@ -267,8 +321,22 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     )
 
 
+def _far_apart(text: str, other: str) -> bool:
+    """The number ``text`` states and ``other`` differ by more than a rounding would (5%)."""
+    stated = _NUMBER.search(text.replace(",", ""))
+    try:
+        value, second = float(stated.group(0).replace("−", "-")), float(other)
+    except (AttributeError, ValueError):
+        return False
+    return abs(value - second) > _ROUNDING_GAP * max(abs(value), abs(second))
+
+
 def _compound_quantity(text: str) -> tuple[str, str] | None:
-    """ "1 h 15 min" or "37 min 30 s": the value in the larger unit, and both units."""
+    """ "1 h 15 min" or "37 min 30 s": the value in the larger unit, and both units; "3 元
+    5 角" (yuan and tenths of a yuan) alike."""
+    money = _YUAN_AND_JIAO.search(text)
+    if money is not None:
+        return _decimal(Fraction(money.group(1)) + Fraction(int(money.group(2)), 10)), "元 角"
     match = _COMPOUND_TIME.search(text)
     if match is None:
         return None
@@ -319,6 +387,11 @@ def _strip_wrappers(text: str) -> str:
     return text
 
 
+_ASSIGNED_NUMBER = r"(?<![A-Za-z\\])[a-z]\s*=\s*[-−]?\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
+# Values named one by one in prose: "x = 3 and y = 4", "a = 1, b = -2, and c = 5".
+_ASSIGNMENT_LIST = re.compile(
+    rf"{_ASSIGNED_NUMBER}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+){_ASSIGNED_NUMBER})+(?![\d.]*\s*[=<>])"
+)
 _TIME_OF_DAY = re.compile(
     r"(?<![\d:.])(\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s*m\b\.?)?)(?![\d:])", re.I
 )
@@ -336,6 +409,13 @@ def _keep_math_of_prose(text: str) -> str:
     listed = _listed_spans(text, spans)
     if listed:  # "The roots are $x = 3$, $x = 1$, and $x = 2$": the spans, as one list
         return listed
+    bounds = [span.strip() for span in spans if not _LONE_VARIABLE.fullmatch(span.strip())]
+    if (
+        len(bounds) > 1
+        and all(_BOUND.search(b) for b in bounds)
+        and any("\\ne" in b for b in bounds)
+    ):
+        return ", ".join(bounds)  # "all $x$ with $x \\ge 1$, $x \\ne 4$": the set they bound
     plain = _CURRENCY.sub("", text)
     copula = _last_copula(plain)
     if copula:  # "打九折后售价是 10.8 万元": what follows the sentence's last "是"
@@ -348,6 +428,9 @@ def _keep_math_of_prose(text: str) -> str:
         other = _OR_NUMBER.search(plain, leading.end())
         # "24 marbles left, or 30" offers two counts
         return f"{leading.group(1)} or {other.group(1)}" if other else leading.group(1)
+    assignments = _ASSIGNMENT_LIST.search(plain)
+    if assignments:  # "located at x = 3 and y = 4": the values named, as a list
+        return re.sub(r"\s*,?\s+and\s+", ", ", assignments.group(0))
     times = _TIME_OF_DAY.findall(plain)
     if len(times) == 1:  # "The meeting starts at 4:30 p.m.": one time of day, not "30"
         return times[0].strip()
@@ -403,7 +486,7 @@ def _split_units(text: str) -> tuple[str, str]:
     if words and words.start() > 0 and not re.search(r"\b(?:or|and|ou|oder)\b", words.group(1)):
         return text[: words.start()].strip(), words.group(1).strip()
     unit = _UNIT_THEN_WORDS.search(text)
-    if unit and unit.start() > 0 and unit_named(unit.group(1)) is not None:
+    if unit and unit.start() > 0 and (unit.group(1) in _SI_LETTERS or unit_named(unit.group(1))):
         return text[: unit.start()].strip(), unit.group(0).strip()  # "1.5 m long"
     cjk = _CJK_UNIT.search(text)
     if cjk and cjk.start() > 0:  # "25.5 元", "12 只", "3 千克"
@@ -414,9 +497,19 @@ def _split_units(text: str) -> tuple[str, str]:
 def _alternatives(text: str) -> tuple[str, ...]:
     """The options a hedged answer offers: "either 3 or 5", "24 or 6", ``\\pm 4``."""
     body = _EITHER.sub("", text)
-    if _PLUS_MINUS.search(body):
-        base = _PLUS_MINUS.sub("", body, count=1).strip()
-        return (base, f"-{base}") if base else ()
+    signs = len(_PLUS_MINUS.findall(body))
+    listed = _SIGNED_LIST.fullmatch(re.sub(r"\\[ ,;:!]", " ", body)) if signs > 1 else None
+    if listed:  # "x = \pm 1, \pm 2": each value with both signs
+        values = re.split(r"\s*,\s*", listed.group(1))
+        return tuple(f"{sign}{_PLUS_MINUS.sub('', v).strip()}" for v in values for sign in "-+")
+    if signs == 1 or (1 < signs <= _MOST_SIGNS and "," not in body):
+        # "x = \pm 3", "3 \pm \sqrt{2}", "\pm 1 \pm i": the value for every choice of signs
+        head, *terms = _PLUS_MINUS.split(body)
+        chosen = itertools.product("+-", repeat=signs)
+        values = (
+            head + "".join(map("".join, zip(choice, terms, strict=True))) for choice in chosen
+        )
+        return tuple(value.strip() for value in values) if "".join(terms).strip() else ()
     parts = [p.strip() for p in _HEDGE_SPLIT.split(body) if p.strip()]
     if all(_INEQUALITY.search(part) for part in parts):
         return ()  # "x \\le -2 or x \\ge 3" is one set, their union, not a choice of answers

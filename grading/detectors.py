@@ -11,6 +11,7 @@ two different final answers, numbers that only nearly match.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -26,6 +27,7 @@ from grading.candidates import (
     Candidate,
     Candidates,
     find_candidates,
+    what_is_asked,
 )
 from grading.equivalence.check import compare_values
 from grading.types import SINGLE_VALUE_TYPES, AnswerType, Sample
@@ -79,6 +81,21 @@ _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
 _SO_CLAUSE = re.compile(r",\s*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
 _HEAD_NOISE = re.compile(r"\s|\\[,;!]|^(?:therefore|thus|so|hence)", re.IGNORECASE)
 _MAX_HEAD_CHARS = 30
+# A line this long written this often, among the last lines, is a loop.
+_LOOP_LINES = 8
+_LOOP_LINE_CHARS = 40
+_LOOP_REPEATS = 3
+# Above a final answer: a heading that announces it, and a line of mathematics that solves for
+# one letter ("$$z = 2 + 2i.$$").
+_ABOVE_CHARS = 300
+_HEADING = re.compile(r"[\s*#>]*(?:final\s+)?answer\s*[*:]*\s*", re.IGNORECASE)
+_SOLVED_LINE = re.compile(
+    r"\s*(?:\$\$?|\\\[|\\\()\s*([A-Za-z])\s*=\s*([^=$]*?)[\s.,]*"
+    r"(?:\$\$?|\\\]|\\\))[\s.]*"
+)
+# Emoji, their joiners and variation selectors, and other symbols.
+_SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Mn", "Cf"})
+_GSM8K_ANSWER_LINE = re.compile(r"[ \t]*#{4}[ \t]*[-−$\d]")
 _LAST_NUMBER = re.compile(r"(?<![\d.,])(\d+)$")
 
 
@@ -98,6 +115,7 @@ def detect(
         or stops_after_the_answer(sample.output, candidates)
         or sample.output.rfind("<think>") > sample.output.rfind("</think>")  # reply never began
         or stops_inside_the_gold(sample.gold, tail)
+        or loops(sample.output, tail)
     )
     if cut_off:
         findings.append("truncated")
@@ -106,7 +124,9 @@ def detect(
     if answer_type in (AnswerType.YES_NO, AnswerType.LETTER):
         return tuple(findings)
     single_valued = answer_type in SINGLE_VALUE_TYPES and not is_multi_part(sample.gold)
-    if states_different_answers(sample.output, candidates, single_valued):
+    if states_different_answers(sample.output, candidates, single_valued) or (
+        single_valued and solved_otherwise_above(sample.output, candidates, sample.problem)
+    ):
         findings.append("multiple_answers")
     return tuple(findings)
 
@@ -115,7 +135,7 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     """True when generation stopped on its length limit or the text stops mid-sentence."""
     if finish_reason.strip().lower() == "length":
         return True
-    text = tail.rstrip()
+    text = _without_closing_symbols(tail)
     if not text:
         return False
     if _ENDS_WITH_OPERATOR.search(text[-8:]):
@@ -124,6 +144,27 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
         return True
     return _ends_inside_box(text[-MAX_BOX_CHARS:]) or _ends_inside_math(text)
+
+
+def loops(output: str, tail: str) -> bool:
+    """True when the longest of the last lines was written three times or more: a model stuck
+    in a loop, which only its length limit stops, so where it ends is no answer."""
+    lines = tail.splitlines()[-_LOOP_LINES:-1]  # the last line may be cut short
+    longest = max((line.strip() for line in lines), key=len, default="")
+    return len(longest) >= _LOOP_LINE_CHARS and output.count(longest) >= _LOOP_REPEATS
+
+
+def _without_closing_symbols(text: str) -> str:
+    """The text without the emoji and other symbols a chatty reply ends on ("… (11, -10). 🌀"),
+    which close a sentence as a full stop does."""
+    text = text.rstrip()
+    while (
+        text
+        and text[-1] not in _SENTENCE_CLOSERS
+        and unicodedata.category(text[-1]) in _SYMBOL_CATEGORIES
+    ):
+        text = text[:-1].rstrip()
+    return text
 
 
 def stops_inside_the_gold(gold: str, tail: str) -> bool:
@@ -179,7 +220,7 @@ def _restates(line: str, problem: str) -> bool:
 def stops_after_the_answer(output: str, candidates: Candidates) -> bool:
     """True when the output goes on past its answer and stops mid-sentence: a check or
     another attempt cut off ("Let me double-check: ... gives 4"), whose end is unknown."""
-    text = output.rstrip()
+    text = _without_closing_symbols(output)
     final = candidates.final
     if final is None or not text or text[-1] in _SENTENCE_CLOSERS:
         return False
@@ -263,6 +304,23 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
     )
 
 
+def solved_otherwise_above(output: str, candidates: Candidates, problem: str) -> bool:
+    """True when the final answer's heading ("**Final answer:**") follows a line that gives the
+    unknown the question asks for another value ("$$z = 2 + 2i.$$" above ``\\boxed{2 - 2i}``)."""
+    final = candidates.final
+    variable = what_is_asked(problem).variable if problem else ""
+    if final is None or final.cue not in (FINAL_MARKER, BOXED) or not variable:
+        return False
+    lines = output[max(0, final.start - _ABOVE_CHARS) : final.start].split("\n")[:-1]
+    lines = [line for line in lines if line.strip()]
+    while lines and _HEADING.fullmatch(lines[-1]):
+        lines.pop()
+    solved = _SOLVED_LINE.fullmatch(lines[-1]) if lines else None
+    if solved is None or solved.group(1) != variable:
+        return False
+    return not compare_values(solved.group(2), read_answer(final.text).expression).equal
+
+
 def _on_its_own_line(output: str, candidate: Candidate) -> bool:
     line_start = output.rfind("\n", 0, candidate.start) + 1
     line_end = output.find("\n", candidate.start)
@@ -334,8 +392,8 @@ def _merged(group: list[Candidate]) -> Candidate:
 def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     """True when a GSM8K-style ``#### 42`` follows a line whose result is another number."""
     line_start = output.rfind("\n", 0, final.start) + 1
-    if not output[line_start : final.start + 1].lstrip().startswith("#"):
-        return False
+    if not _GSM8K_ANSWER_LINE.match(output, line_start):
+        return False  # a Markdown heading ("### Final Answer") is no "#### 42"
     previous = output[max(0, line_start - 500) : line_start].rstrip().rsplit("\n", 1)[-1]
     if _OPENS_CHECK.match(previous):
         return False  # "Check: in 12 years she is 48, and 48 = 2 * 24." checks, not answers

@@ -15,9 +15,13 @@ _LABEL = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’(])([A-E])\s*[:.)](?=\s)")
 # An answer's option letters: "(C)", "C)", "C:", "C." or a lone capital C.
 _ANSWER_LETTER = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’\\{])([A-E])(?![\w'’])(?!\s+[a-z])")
 _OPTION_END = re.compile(r"[\s,;]+$")
+_OPTION_LEAD = re.compile(r"^(?:\}|\\[ ,;:!]|~|\s|\\q?quad\b)+")
+_OPTION_TAIL = re.compile(
+    r"(?:\\q?quad\b|\\(?:textbf|mathrm|text|mathbf)\s*\{|\\\\|\\[ ,;:!]|~|\s)+$"
+)
 _ALTERNATIVE_LETTERS = re.compile(
     r"^\W*(?:(?:either|entweder|soit|o bien|o)\s+)?\(?[A-Ea-e]\)?(?:\s*[:.)]\s*[^,;\n]{0,30}?)?\s*(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)"
-    r"\s*\(?[A-Ea-e]\)?(?![\w'’])"
+    r"\s*(?:(?:possibly|perhaps|maybe)\s+)?\(?[A-Ea-e]\)?(?![\w'’])"
 )
 
 
@@ -44,8 +48,17 @@ def problem_options(problem: str) -> dict[str, str]:
         if index + 1 == len(best):
             body = body.split("\n", 1)[0]
             body = re.split(r"(?<=\S)[.?!]\s", body, maxsplit=1)[0]
-        options[letter] = _OPTION_END.sub("", body.strip())[:MAX_OPTION_CHARS]
+        options[letter] = _clean(body)[:MAX_OPTION_CHARS]
     return options
+
+
+def _clean(body: str) -> str:
+    """An option's text without the LaTeX of the option list around it: AMC problems write
+    ``$\\textbf{(A)}\\ 12 \\qquad \\textbf{(B)}\\ 18$``."""
+    body = _OPTION_TAIL.sub("", _OPTION_LEAD.sub("", body.strip()))
+    if len(re.findall(r"(?<!\\)\$", body)) % 2:  # the list's math span, opened or closed
+        body = body.strip("$").strip()
+    return _OPTION_END.sub("", body)
 
 
 def named_letters(answer: str) -> list[str]:

@@ -77,6 +77,7 @@ _ASKED = re.compile(
 # A unit right after a number in an answer: "12 cm", "1000 cm³", "$12" is money.
 _AFTER_NUMBER = re.compile(rf"\d\s*(?P<unit>{_SPELLING_RE})(?![A-Za-z])", re.IGNORECASE)
 
+_DOLLARS_BEFORE_NUMBER = re.compile(r"\$\s*\d")
 # LaTeX around a unit ("60 \\text{ km/h}", "5\\,\\mathrm{cm}"): its words stay, the commands go.
 _TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|mbox|textrm|,|\s)\s*(?:\{([^{}]*)\})?")
 
@@ -102,6 +103,8 @@ def stated_unit(answer: str) -> Unit | None:
     """The unit an answer gives after its number, if it is one this table knows."""
     answer = _TEXT_COMMAND.sub(r"\1", answer[-200:])  # "60 \\text{ km/h}"
     found = [m.group("unit") for m in _AFTER_NUMBER.finditer(answer)]
+    if not found and _DOLLARS_BEFORE_NUMBER.search(answer):
+        found = ["$"]  # "$2.05" where cents were asked
     return unit_named(found[-1]) if found else None
 
 

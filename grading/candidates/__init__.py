@@ -66,6 +66,7 @@ __all__ = [
     "may_contain",
     "sentence_of",
     "statement_after",
+    "what_is_asked",
 ]
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")

@@ -86,6 +86,7 @@ ANSWER_MARKER_PATTERN = re.compile(
     r"|\b(?:answer|option|choice)\s+is\b|\bla\s+réponse\s+est\b|\bréponse\s*:|\bla\s+respuesta\s+es\b"
     r"|\brespuesta\s*:|\ba\s+resposta\s+é\b|\bresposta\s*:|\bdie\s+antwort\s+ist\b|\bantwort\s*:"
     r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：)|^[ \t*]*答\s*[:：]"
+    r"|^[ \t*]*(?:정?답|ตอบ|উত্তর|jibu)\s*[:：]?(?=\s*\S)"
     r"|\b(?:ergebnis|resultado|résultat|risposta|antwoord|odpowiedź)\s*\**\s*[:：])[\s*:：]*",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -107,6 +108,10 @@ ANSWER_MARKER_HINTS = (
     "risposta",
     "antwoord",
     "odpowied",
+    "답",
+    "ตอบ",
+    "উত্তর",
+    "jibu",
 )
 
 
@@ -145,10 +150,11 @@ def hedge_words(text: str) -> bool:
     return may_contain(text, _HEDGE_HINTS) and HEDGE_WORDS.search(text) is not None
 
 
-# A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does.
-# Written to open on one character class, which the regular expression engine scans for
-# directly, instead of trying an alternation at every position.
-SENTENCE_END = re.compile(r"[\n.!?。！？](?:(?<=\n)|(?=\s|$))")
+# A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does,
+# nor the stops of "i.e." and "e.g.". Written to open on one character class, which the
+# regular expression engine scans for directly, instead of trying an alternation at every
+# position.
+SENTENCE_END = re.compile(r"[\n.!?。！？](?:(?<=\n)|(?<!i\.e\.)(?<!e\.g\.)(?=\s|$))")
 
 
 @dataclass(frozen=True)

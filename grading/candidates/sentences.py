@@ -37,7 +37,8 @@ _CONCLUSION_WORDS = re.compile(
 
 # A sentence that opens like this is an aside, not the conclusion.
 _DIGRESSION = re.compile(
-    r"^\s*\((?=[A-Z]?[a-z]+\s)|^\W*(?:by the way|incidentally|as an aside|fun fact|side note"
+    r"^\s*\((?=[A-Z]?[a-z]+\s)|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
+    r"|in (?:other )?words|if (?:you|we) also"
     r"|note that|p\.?s\.?"
     r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
     r"|if you(?:['’]d| would)? (?:like|want|prefer|need)|i can also|would you like|shall i"
@@ -106,6 +107,11 @@ _REJECTED_CLAUSE = re.compile(
     r"\b.*$|[,;]\s*(?:and|while|but|since|because|as)?\s*[^,;]{0,60}?\b(?:does not|doesn't"
     r"|do not|don't|cannot|can't) (?:work|satisfy|check)\b.*$",
     re.IGNORECASE,
+)
+# A condition after the answer: "…is 1/12 or 2/21, depending on whether the dice are told
+# apart", "…is 13, if both ends count". What it states is before it.
+_CONDITION_CLAUSE = re.compile(
+    r"(?:,\s*|\s+)(?:depending on|assuming|provided|if|unless|as long as)\b.*$", re.IGNORECASE
 )
 _FIRST_EQUALS = re.compile(r"[^=]*?=(?!=)")
 
@@ -412,6 +418,9 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     rejected = _REJECTED_CLAUSE.search(masked)
     if rejected is not None:  # "x = 4, and x = -2 is rejected": the rejected value is no answer
         body, masked = body[: rejected.start()], masked[: rejected.start()]
+    condition = _CONDITION_CLAUSE.search(masked)
+    if condition is not None and _STATES_SOMETHING.search(masked[: condition.start()]):
+        body, masked = body[: condition.start()], masked[: condition.start()]
     reason = _OPENING_REASON.match(masked)
     if reason is not None and _STATES_SOMETHING.search(masked[reason.end() :]):
         body_start += reason.end()

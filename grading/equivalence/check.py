@@ -263,8 +263,10 @@ def chain_sides(text: str) -> list[str]:
         return sides[1:]
     if len(sides) == 2 and _names_a_value(sides[0], sides[1]):
         return sides[1:]
-    if len(sides) == 2 and any(_LETTERS.search(side) for side in sides):
-        return [text]  # "2x - y + 3 = 0" is an equation, not two names of one value
+    if len(sides) == 2 and any(_UNKNOWN.search(side) for side in sides):
+        # "2x - y + 3 = 0" is an equation, not two names of one value; "1 + i = \sqrt{2}
+        # e^{i\pi/4}" names one complex number twice
+        return [text]
     return sides
 
 
@@ -350,6 +352,14 @@ def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Com
             if not both_values and structure.same(gold_form, answer_form):
                 return Comparison(True, "structure")
     gold_value, answer_value = gold_forms[-1], answer_forms[-1]
+    polynomial = structure.set_to_zero(answer_value)
+    if (
+        polynomial is not None
+        and isinstance(gold_value, sympy.Expr)
+        and gold_value.free_symbols
+        and probe.numerically_equal(gold_value, polynomial)
+    ):
+        return Comparison(True, "structure")
     if isinstance(gold_forms[0], sympy.MatrixBase) and isinstance(answer_value, sympy.Interval):
         # "[0.5, 1]" against a vector: brackets around two numbers list them
         pair = sympy.Tuple(answer_value.start, answer_value.end)
@@ -430,6 +440,7 @@ _HEAD_SIDE = re.compile(
     r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
 )
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
+_UNKNOWN = re.compile(r"(?<![\\A-Za-z])(?!i(?![A-Za-z]))[A-Za-z]")  # a letter but the unit i
 # A side made only of named quantities ("\\mathbf{u} - \\mathbf{v}", "x + y", "AB"): the name
 # of the value on the other side.
 _NAMES_SIDE = re.compile(

@@ -17,6 +17,7 @@ import sympy
 # Working precision and the relative gap that still counts as equal at that precision.
 DIGITS = 40
 TOLERANCE = mpmath.mpf(10) ** -25
+FLOAT_TOLERANCE = mpmath.mpf(10) ** -15
 # The relative gap of "approximately equal" (a rounded coefficient), never of "equal".
 CLOSE = mpmath.mpf(1) / 100
 POINTS = 6
@@ -45,6 +46,12 @@ def numerically_equal(
         return None
     if _too_big(first) or _too_big(second):
         return None
+    if (first.has(sympy.Float) or second.has(sympy.Float)) and (
+        first.has(sympy.I) or second.has(sympy.I)
+    ):
+        # "1.4" is stored in binary, a part in 10^16 off: "-0.8 + 1.4i" is -4/5 + 7/5 i (real
+        # decimals are compared by math-verify first, which allows for this)
+        tolerance = max(tolerance, FLOAT_TOLERANCE)
     symbols = sorted(first.free_symbols | second.free_symbols, key=lambda s: s.name)
     if len(symbols) > MAX_SYMBOLS:
         return None

@@ -204,9 +204,11 @@ def set_builder(text: str) -> str:
 
 def scale_words(text: str) -> str:
     """``2.5 million`` is ``2.5\\times 10^{6}``; ``3 thousand``, ``1.2 billion``, ``10.8 万``
-    (ten thousands) and ``3 亿`` (hundred millions) alike."""
+    (ten thousands) and ``3 亿`` (hundred millions) alike; a number written in myriads with
+    more after them ("4万5800", "3만 5천") is its digits."""
     if "illion" not in text and "housand" not in text and not _CJK_SCALE_HINT.search(text):
         return text
+    text = _MYRIADS.sub(_myriads_value, text)
     return _SCALE_WORD.sub(
         lambda m: f"{m.group(1)}\\times 10^{{{_SCALE_EXPONENTS[m.group(2).lower()]}}}", text
     )
@@ -361,13 +363,40 @@ _FOREIGN_NUMBER_WORDS = {
     if word != "_"
 } | {"una": 1, "une": 1, "uma": 1, "duas": 2, "zwei": 2}
 _ONE_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+# Tens of Spanish, Portuguese, Italian and French, which join their ones with "y", "e", "et"
+# or a hyphen: "cincuenta y ocho", "cinquenta e oito", "cinquante-huit".
+_FOREIGN_TENS = {
+    word: (index + 2) * 10
+    for words in (
+        "veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa",
+        "vinte trinta quarenta cinquenta sessenta setenta oitenta noventa",
+        "venti trenta quaranta cinquanta sessanta settanta ottanta novanta",
+        "vingt trente quarante cinquante soixante",
+    )
+    for index, word in enumerate(words.split())
+}
+_FOREIGN_COMPOUND = re.compile(
+    rf"({'|'.join(sorted(_FOREIGN_TENS, key=len, reverse=True))})(?:\s+(?:y|e|et)\s+|-)"
+    r"([^\W\d_]+)\b",
+    re.IGNORECASE,
+)
 
 
 def foreign_number_word(text: str) -> str:
-    """A whole answer that is one number word of another language, as digits; else ``text``."""
-    word = text.strip().rstrip(".!").lower()
-    if _ONE_WORD.fullmatch(word) and word in _FOREIGN_NUMBER_WORDS:
-        return str(_FOREIGN_NUMBER_WORDS[word])
+    """A whole answer that is one number of another language in words ("doce", "cinquenta e
+    oito", "cinquante-huit"), maybe with a few words of unit after it ("doce huevos"), as
+    digits; else ``text``."""
+    stripped = text.strip().rstrip(".!")
+    compound = _FOREIGN_COMPOUND.match(stripped)
+    if compound is not None and len(stripped[compound.end() :].split()) <= 2:
+        tens, ones = compound.group(1).lower(), compound.group(2).lower()
+        if ones in _FOREIGN_NUMBER_WORDS and _FOREIGN_NUMBER_WORDS[ones] < 10:
+            value = _FOREIGN_TENS[tens] + _FOREIGN_NUMBER_WORDS[ones]
+            return f"{value}{stripped[compound.end() :]}".strip()
+    first, _, rest = stripped.partition(" ")
+    word = first.lower()
+    if _ONE_WORD.fullmatch(word) and word in _FOREIGN_NUMBER_WORDS and len(rest.split()) <= 2:
+        return f"{_FOREIGN_NUMBER_WORDS[word]} {rest}".strip()
     return text
 
 
@@ -419,9 +448,15 @@ def degrees_in_trigonometry(text: str) -> str:
 
 
 def nested_lists_to_matrix(text: str) -> str:
-    """``[[2, 1], [4, 3]]``, a matrix written as a list of rows, as a pmatrix."""
-    match = _NESTED_LIST.fullmatch(text.strip())
-    if match is None:
+    """``[[2, 1], [4, 3]]``, a matrix written as a list of rows, as a pmatrix; after an
+    equals sign (``A^2 = [[1, 2], [0, 1]]``) the list is the value stated."""
+    stripped = text.strip()
+    match = _NESTED_LIST.search(stripped)
+    if (
+        match is None
+        or match.end() != len(stripped)
+        or not (match.start() == 0 or stripped[: match.start()].rstrip().endswith("="))
+    ):
         return text
     rows = [row.split(",") for row in _ROW.findall(match.group(1))]
     if len({len(row) for row in rows}) != 1:
@@ -468,7 +503,25 @@ _SCALE_EXPONENTS = {
 _SCALE_WORD = re.compile(
     r"(\d+(?:\.\d+)?)\s*(thousand\b|million\b|billion\b|trillion\b|万|萬|亿|億)", re.IGNORECASE
 )
-_CJK_SCALE_HINT = re.compile("[万萬亿億]")
+_CJK_SCALE_HINT = re.compile("[万萬亿億만억천千]")
+# Digits with the CJK signs of 10^8, 10^4 and 10^3, at least two of them or one with digits
+# after it: "4万5800", "1亿2000万", "3만 5천".
+_MYRIAD_SIGNS = {"亿": 8, "億": 8, "억": 8, "万": 4, "萬": 4, "만": 4, "千": 3, "천": 3}
+_MYRIADS = re.compile(
+    r"(?<![\d.])\d+\s*[亿億억万萬만千천](?:\s*\d+\s*[亿億억万萬만千천])*(?:\s*\d+)?(?![\d.])"
+)
+_MYRIAD_PART = re.compile(r"(\d+)\s*([亿億억万萬만千천])")
+
+
+def _myriads_value(match: re.Match) -> str:
+    written = match.group(0)
+    parts = _MYRIAD_PART.findall(written)
+    tail = written[written.rfind(parts[-1][1]) + 1 :].strip()
+    if len(parts) == 1 and not tail:
+        return written  # "3 亿", "5 万": a scale word, read as such
+    return str(sum(int(n) * 10 ** _MYRIAD_SIGNS[sign] for n, sign in parts) + int(tail or 0))
+
+
 # The unit vectors i, j, k, written bold, with a hat or an arrow, and sums of their multiples.
 _DECORATED_UNIT = re.compile(
     r"\\(?:mathbf|hat|vec|boldsymbol|bf|mathrm)\s*\{\s*([ijk])\s*\}|\\(?:hat|vec)\s+([ijk])\b"

@@ -45,6 +45,14 @@ def readings(value: object) -> list[object]:
     return readings
 
 
+def set_to_zero(value: object) -> object | None:
+    """The expression ``p(x) = 0`` sets to zero: "x^2 - 4x + 1 = 0" states the polynomial
+    a question asks for. None for anything else."""
+    if isinstance(value, sympy.Eq) and value.rhs == 0 and value.lhs.free_symbols:
+        return value.lhs
+    return None
+
+
 def _is_head(side: object) -> bool:
     """A symbol, a function of symbols (``f(x)``, ``f^{-1}(y)``) or a derivative: the name of
     what an equation gives the value of."""
@@ -197,11 +205,15 @@ def _as_set(value: object) -> object | None:
         if (
             isinstance(value, sympy.FiniteSet | LatexFiniteSet)
             and value.args
-            and all(isinstance(a, sympy.Rel) and _solved(a) for a in value.args)
+            and all(isinstance(a, sympy.Rel | sympy.And) and _solved(a) for a in value.args)
         ):
             symbols = set().union(*(a.free_symbols for a in value.args))
             if len(symbols) == 1:
-                return sympy.Union(*(a.as_set() for a in value.args))
+                sets = [a.as_set() for a in value.args]
+                if any(isinstance(a, sympy.Ne) for a in value.args):
+                    # "x \ge 2, x \ne 5": a value left out of a set, not a second set
+                    return sympy.Intersection(*sets)
+                return sympy.Union(*sets)
     except Exception:  # as_set refuses relations it cannot solve
         return None
     return None

@@ -25,7 +25,7 @@ from grading.equivalence.check import (
     equal_up_to_constant,
     numeric_value,
 )
-from grading.equivalence.rewrite import thousands_separators
+from grading.equivalence.rewrite import thousands_separators, unicode_to_latex
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.nearmiss import near_miss_signals
@@ -292,8 +292,9 @@ def _written_in(gold: str, text: str) -> bool:
     """``text`` states the gold, as written (spaces and dollars aside), as the value of an
     equation: "= \\sqrt{74} \\approx", not "A = \\pi r^2"."""
     bare = re.escape(re.sub(r"[\s$]", "", gold))
-    pattern = rf"=\{{?{bare}\}}?(?:\\approx|≈|\\\)|\\\]|[.,;]|$)"
-    return re.search(pattern, re.sub(r"[\s$]", "", text)) is not None
+    # the value may be followed by its unit ("= 10π cm")
+    pattern = rf"=\{{?{bare}\}}?(?:\\approx|≈|\\\)|\\\]|[.,;]|[A-Za-z]{{2}}|$)"
+    return re.search(pattern, re.sub(r"[\s$]", "", unicode_to_latex(text))) is not None
 
 
 def _comparison_signals(
@@ -362,7 +363,9 @@ def _given_in(value: str, problem: str) -> bool:
 
 
 def _all_equal(values: tuple[str, ...]) -> bool:
-    first, *rest = values
+    """Alternatives that state one value ("g(2) = +4" and "g(2) = -4" do not: their values,
+    the heads read off, differ)."""
+    first, *rest = (read_answer(value).expression for value in values)
     return all(_equal(first, other) for other in rest)
 
 

@@ -21,6 +21,7 @@ from grading.candidates import (
 )
 from grading.equivalence.check import compare_values
 from grading.evaluators import choice
+from grading.evaluators.extraction import last_match
 from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
 
 _YES_NO_WORD = re.compile(
@@ -78,7 +79,8 @@ _CONDITIONAL = re.compile(
 
 DECLINES = re.compile(
     r"\b(?:not (?:confident|sure|certain)|cannot (?:determine|decide|tell|be sure)"
-    r"|can't (?:determine|decide|tell)|none of the (?:options|choices|answers)|i don't know"
+    r"|can't (?:determine|decide|tell)|none of the (?:(?:listed|given|answer) )?(?:options|choices"
+    r"|answers)|i don't know"
     r"|unable to (?:determine|decide)|(?:has|have) no (?:valid|well-defined) answer"
     r"|(?:cannot|can't|could not|couldn't) (?:possibly )?exist|(?:is|are) ill-posed)\b",
     re.IGNORECASE,
@@ -181,9 +183,17 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             # The letter it opens with; later ones are options it rules out ("D, not A").
             letter = letters[0]
             value = options.strip_letter(final.text)
-            named = _option_with_value(listed, value) or _option_with_value(
-                listed,
-                _last_result(sample.output[max(0, final.start - _RESULT_REACH) : final.start]),
+            # (a candidate starts at its cue, "Answer: (B)", not always at its text)
+            stated_at = sample.output.find(final.text, final.start)
+            after = sample.output[stated_at + len(final.text) :] if stated_at >= 0 else ""
+            named = (
+                _option_with_value(listed, value)
+                or _option_with_value(
+                    listed,
+                    _last_result(sample.output[max(0, final.start - _RESULT_REACH) : final.start]),
+                )
+                # "Answer: (B)" and then the working, which ends on (D)'s value
+                or _option_with_value(listed, _last_result(after[-_RESULT_REACH:]))
             )
             if named and named != letter:
                 signals.append("letter_value_mismatch")
@@ -217,13 +227,16 @@ _LONE_LETTER = re.compile(r"[\s*(]*([a-e])[\s.)*]*", re.IGNORECASE)
 _CONNECTIVE = re.compile(r"\W*(?:so|thus|therefore|hence|then|and)?\W*", re.IGNORECASE)
 _TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_RESULT = re.compile(r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?)\s*\$?\s*[.!]?\s*$")
+_RESULT = re.compile(r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*\$?\s*[.!]?\s*\$?\s*$")
 _TWO_LETTERS_OFFERED = re.compile(
     r"\b(?:either|entweder|soit|o bien)\s+\(?[A-E]\)?\s*(?:or|oder|ou|o)\s+\(?[A-E]\)?(?![A-Za-z])"
 )
 _CONCLUDING_CLAUSE = re.compile(
     r",?\s*\b(?:so|thus|therefore|hence|which means)\b[^.!?]*$", re.IGNORECASE
 )
+# A sentence that denies the value it ends on ("it is not (3 + 4)^2 = 49"); "no heads" is a
+# noun phrase, not a denial.
+_DENIED = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
 _OPTION_MENTION = re.compile(r"\(?\b[A-E]\)|\b[A-E]\s*[:.]\s|\boptions?\b", re.IGNORECASE)
 
 
@@ -234,10 +247,12 @@ def _last_result(working: str) -> str:
     if _OPTION_MENTION.search(working):
         return ""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", working) if not _CONNECTIVE.fullmatch(s)]
-    if not sentences or _NEGATED.search(sentences[-1]):
+    if not sentences or _DENIED.search(sentences[-1]):
         return ""
     # "The LCM is 18, so the answer is" before "(B)": the result is the clause before "so"
-    result = _RESULT.search(_CONCLUDING_CLAUSE.sub("", sentences[-1]))
+    result = _RESULT.search(sentences[-1]) or _RESULT.search(
+        _CONCLUDING_CLAUSE.sub("", sentences[-1])
+    )
     return result.group(1) if result else ""
 
 
@@ -267,6 +282,8 @@ def _option_with_value(listed: dict[str, str], value: str) -> str | None:
 def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
     signals = []
     polarities = []
+    # the reply after a reasoning block: "<think> … True. </think> **False.** …" says False
+    reply = _reply(sample.output)
     for candidate in candidates.standing:
         words = {
             _stated_polarity(candidate.text, m) for m in _YES_NO_WORD.finditer(candidate.text[:80])
@@ -286,14 +303,20 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         opened = {_POLARITY.get(opening.group(1).lower(), False)} if opening else set()
         if len({p for _, p in polarities} | opened) > 1:
             signals.append("multiple_answers")
+        verdict = polarities[-1][0]
+        stated_at = sample.output.find(verdict.text, verdict.start)
+        if stated_at >= 0 and _taken_back(sample.output, stated_at + len(verdict.text)):
+            signals.append("contradicts_itself")
     elif marked := _MARKED_CJK_YES_NO.findall(sample.output[-300:]):
         answer = _OPENING_POLARITY.get(marked[-1], False)
-    elif (opening_word := _OPENING_YES_NO.match(sample.output)) is not None:
+    elif (opening_word := _OPENING_YES_NO.match(reply)) is not None:
         answer = _OPENING_POLARITY.get(opening_word.group(1), False)
-    elif (word := _OPENING_WORD.match(sample.output)) is not None:
+    elif (word := _OPENING_WORD.match(reply)) is not None:
         answer = _POLARITY.get(word.group(1).lower(), False)
+        if _taken_back(reply, word.end()):
+            signals.append("contradicts_itself")
     else:
-        committed, _ = choice.committed_answer("yes_no", sample.output)
+        committed, _ = choice.committed_answer("yes_no", reply)
         answer = None if committed is None else committed == "yes"
     # Hedges in the answer itself ("Mostly true."), in its first or last statement; the
     # explanation may well say "generally" without hedging the answer.
@@ -317,10 +340,28 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
     return ("yes" if answer else "no"), signals
 
 
+def _taken_back(output: str, verdict_end: int) -> bool:
+    """A yes or no, ending at ``verdict_end``, that a later sentence opens by taking back
+    ("**False.** … Actually, every horizontal line meets the graph once …"), with no verdict
+    after that."""
+    after = _reply(output[verdict_end:])
+    taken_back = last_match(_TAKES_BACK, after)
+    return taken_back is not None and not _YES_NO_WORD.search(after[taken_back.end() :])
+
+
+def _reply(output: str) -> str:
+    """What follows the output's reasoning block, if it closes one; else all of it."""
+    think_end = output.rfind("</think>")
+    return output[think_end + len("</think>") :] if think_end >= 0 else output
+
+
 def _contradicts_question(sample: Sample, answer: bool) -> bool:
     """A "yes" whose explanation denies the question's own term ("Is glass crystalline?" …
     "Yes. … so it is not crystalline", "Is √2 rational?" … "Yes. … so it is irrational"), or
     calls a number prime while factoring it."""
+    implied = _comparison_implied(sample)
+    if implied is not None and implied != answer:
+        return True
     if not answer:
         return _affirms_question(sample)
     if _factors_the_prime(sample) or _reverses_the_comparison(sample):
@@ -331,7 +372,9 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         if not word.lower().startswith(("non", "un", "in")) and word.lower() not in _QUESTION_WORDS
     }
     for term in terms:
-        denied = rf"(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+){{0,3}}{re.escape(term)}"
+        # "does not converge" denies "converges"
+        stem = re.escape(term[:-1] if term.endswith("s") else term)
+        denied = rf"(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+){{0,3}}{stem}"
         opposite = rf"\b(?:ir|un|in|im|il|dis|non-?){re.escape(term)}\b"  # "irrational"
         if re.search(f"{denied}|{opposite}", sample.output[-600:], re.I):
             return True
@@ -346,14 +389,90 @@ _COMPARISON_ASKED = re.compile(
 )
 
 
+# "Is the melting point of tungsten higher than that of iron?": the last word before the
+# comparative is what is compared, the first word after "than (that of)" what it is compared
+# with.
+# A sentence that opens by going back on what came before it.
+_TAKES_BACK = re.compile(
+    r"(?:^|[.!?]\s+|\n)\s*(?:actually|wait|hmm+|on second thought)\b\s*[,.!]", re.IGNORECASE
+)
+_DIRECTED_COMPARISON_ASKED = re.compile(
+    r"\b(?:is|are|was|were)\b[^?]{0,60}?\b([\w-]+)\$?\s+((?:more|less)\s+\w+|\w+)\s+than\s+"
+    r"(?:(?:that|those)\s+of\s+)?(?:the\s+)?\$?([\w-]+)[^?]*\?",
+    re.IGNORECASE,
+)
+_MORE = frozenset(
+    "higher greater larger bigger more heavier denser above faster longer taller older hotter"
+    " stronger harder exceeds exceed".split()
+)
+_LESS = frozenset(
+    "lower less smaller fewer lighter below slower shorter younger colder weaker softer".split()
+)
+# Signs compare too: "1000 < 1024 = 2^{10}".
+_MORE_SIGNS = (">", "≥", "\\gt", "\\ge", "\\geq")
+_LESS_SIGNS = ("<", "≤", "\\lt", "\\le", "\\leq")
+_COMPARATIVE = re.compile(
+    r"\b(?:" + "|".join(sorted(_MORE | _LESS)) + r")\b|[<>≤≥]|\\[lg](?:t|eq?)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+
+
+def _direction(word: str) -> int:
+    """+1 for a comparative that says "more" (higher, denser, above, >), -1 for "less", else
+    0."""
+    first = word.lower().split()[0]
+    if first in _MORE or first in _MORE_SIGNS:
+        return 1
+    return -1 if first in _LESS or first in _LESS_SIGNS else 0
+
+
+def _comparison_implied(sample: Sample) -> bool | None:
+    """The answer to "Is A higher than B?" that the explanation's own comparison of A and B
+    implies ("aluminium is much lighter than copper", "tungsten melts at 3422 °C, far above
+    iron's 1538 °C", or A's figure and then B's in one sentence); None when it compares them
+    in no such way."""
+    asked = _DIRECTED_COMPARISON_ASKED.search(sample.problem[-300:])
+    if asked is None or not (direction := _direction(asked.group(2))):
+        return None
+    first, second = asked.group(1).lower(), asked.group(3).lower()
+    for sentence in reversed(re.split(r"(?<=[.!?;])\s+|\n", sample.output[-600:])):
+        lowered = sentence.lower()
+        a, b = _word_at(lowered, first), _word_at(lowered, second)
+        if a < 0 or b < 0 or sentence.rstrip().endswith("?"):
+            continue  # "So is titanium heavier than steel?" asks, it does not say
+        between = sentence[min(a, b) : max(a, b)]
+        said = [_direction(m.group(0)) for m in _COMPARATIVE.finditer(between)]
+        if len(said) == 1:
+            claimed = said[0] if a < b else -said[0]
+        else:
+            figures = _QUANTITY.findall(sentence[a:b]), _QUANTITY.findall(sentence[b:])
+            if a > b or said or not figures[0] or not figures[1]:
+                continue
+            difference = float(figures[0][0]) - float(figures[1][0])
+            claimed = (difference > 0) - (difference < 0)
+        if claimed:
+            return claimed == direction
+    return None
+
+
+def _word_at(text: str, word: str) -> int:
+    found = re.search(rf"\b{re.escape(word)}(?![\d.]\d)", text)
+    return found.start() if found else -1
+
+
 def _reverses_the_comparison(sample: Sample) -> bool:
     """A "yes" to "Is copper harder than diamond?" whose explanation says "diamond … is far
-    harder than copper"."""
+    harder than copper", or "so diamond is much harder"."""
     asked = _COMPARISON_ASKED.search(sample.problem[-300:])
     if asked is None:
         return False
     first, how, second = (re.escape(group) for group in asked.groups())
-    reversed_ = rf"\b{second}\b[^.;?!]{{0,60}}\b{how}\s+than\s+[^.;?!]{{0,20}}\b{first}\b"
+    reversed_ = (
+        rf"\b{second}\b[^.;?!]{{0,60}}\b{how}\s+than\s+[^.;?!]{{0,20}}\b{first}\b"
+        rf"|\b{second}\s+(?:is|are|was|were)\s+(?:(?:much|far|a lot|a bit|even|\w+ly)\s+)?"
+        rf"{how}\b(?!\s+than\b)"
+    )
     return re.search(reversed_, sample.output[-600:], re.IGNORECASE) is not None
 
 
@@ -392,7 +511,8 @@ _NEGATED = re.compile(r"\b(?:not|never|neither|nor|no)\b|n't\b", re.IGNORECASE)
 
 def _affirms_the_verb(problem: str, explanation: str) -> bool:
     """A "no" to "Does the series converge?" whose explanation says "so the series converges"."""
-    asked = _DOES_QUESTION.search(problem[-300:])
+    # The question ends at its question mark, before any "Answer YES or NO."
+    asked = _DOES_QUESTION.search(problem[-300:].rpartition("?")[0] + "?")
     if asked is None:
         return False
     verb = asked.group(1).lower()

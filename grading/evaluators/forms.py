@@ -19,6 +19,7 @@ from grading.equivalence.structure import factoring_incomplete
 from grading.units import other_unit_than_asked
 
 # The question asks for a form.
+_LONE_LETTER = re.compile(r"[A-Za-z]")
 _FORM_REQUEST = re.compile(
     r"\bcommon fraction|\bsimplest (?:radical )?form|\bradical form|\binterval notation"
     r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b"
@@ -27,7 +28,7 @@ _FORM_REQUEST = re.compile(
     r"|\bstandard form|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
     r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction"
     r"|sous forme (?:de|d'une) fraction|como (?:una )?fracción|en forma de fracción|als bruch"
-    r"|в виде (?:обыкновенной )?дроби|como fração|分数で|用分数|以分数",
+    r"|в виде (?:обыкновенной )?дроби|como fração|分数で|用分数|以分数|最简|既約|기약",
     re.IGNORECASE,
 )
 # A gold that reads as a point or as an open interval, and what tells which it is.
@@ -40,7 +41,7 @@ _INTERVAL_CONTEXT = re.compile(
 # fraction" is one in lowest terms, by the convention of MATH and AMC.
 _SIMPLIFY_REQUEST = re.compile(
     r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e"
-    r"|\bcommon fraction|\breduced fraction",
+    r"|\bcommon fraction|\breduced fraction|最简|既約|기약",
     re.IGNORECASE,
 )
 _FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
@@ -48,6 +49,7 @@ _EXPAND_REQUEST = re.compile(r"\bexpand|\bmultiply out|\bin expanded form", re.I
 _FRACTION_PARTS = re.compile(
     r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|(?<![\d.])(\d{1,9})/(\d{1,9})(?![\d.])"
 )
+_RADICAL_FRACTION = re.compile(r"\\[dt]?frac\{(\d{1,9})\s*\\sqrt\{\d{1,9}\}\}\{(\d{1,9})\}")
 _VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
 _COMMANDS = re.compile(r"\\[A-Za-z]+|\\text\{[^{}]*\}")
 # One equation with a named left side ("y = 3x - 2"), not a list of assignments.
@@ -168,7 +170,12 @@ def form_signals(
     answer_notation = notation(chain_sides(stated.expression)[-1])
     other_notation = _is_value(gold) and notation(gold) != answer_notation
     same_notation = notation(gold) == answer_notation != "plain"
-    if asked.form and (other_notation or (comparison.changes_form and not same_notation)):
+    stated_equation = f"{stated.head} = {stated.expression}" if stated.head else stated.expression
+    shapes = {_equation_shape(gold), _equation_shape(stated_equation)}
+    other_shape = len(shapes) > 1 and "" not in shapes
+    if asked.form and (
+        other_notation or other_shape or (comparison.changes_form and not same_notation)
+    ):
         found.append("form_requested")
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
@@ -199,6 +206,18 @@ def form_signals(
     if _PERCENT.search(gold) and not _PERCENT.search(stated.raw) and _scaled(gold, stated):
         found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
     return found
+
+
+def _equation_shape(text: str) -> str:
+    """How an equation is arranged: solved for one letter ("y = 2x + 3"), equal to zero
+    ("x - 2y + 6 = 0") or otherwise ("2x - y = 12"); "" for no equation. A requested form
+    ("slope-intercept", "Ax + By + C = 0") fixes the arrangement."""
+    left, equals, right = text.strip().strip("$").partition("=")
+    if not equals or "=" in right:
+        return ""
+    if _LONE_LETTER.fullmatch(left.strip()):
+        return "solved"
+    return "zero" if right.strip() == "0" else "other"
 
 
 def _reordered(gold: str, answer: str) -> bool:
@@ -331,6 +350,9 @@ def less_simplified(gold: str, answer: str) -> bool:
         numerator, denominator = (g for g in match.groups() if g is not None)
         if gcd(int(numerator), int(denominator)) > 1:
             return True  # "\frac{15}{90}" for "\frac{1}{6}"
+    for coefficient, denominator in _RADICAL_FRACTION.findall(answer):
+        if gcd(int(coefficient), int(denominator)) > 1:
+            return True  # "\frac{5\sqrt{10}}{10}" for "\frac{\sqrt{10}}{2}"
     reducible = any(_has_square_factor(int(n)) for n in _RADICAND.findall(answer))
     if reducible and not any(_has_square_factor(int(n)) for n in _RADICAND.findall(gold)):
         return True

@@ -35,10 +35,10 @@ DATA_FLOORS = {
     "heldout_realistic_I.jsonl": (2, 31),
     "heldout_realistic_K.jsonl": (3, 44),
     "heldout_realistic_L.jsonl": (6, 49),
-    "heldout_realistic_M.jsonl": (2, 38),
+    "heldout_realistic_M.jsonl": (1, 38),
     "heldout_peer_N.jsonl": (2, 24),
     # The fifth pass: 17 and 12 silent errors on arrival.
-    "heldout_realistic_O.jsonl": (6, 41),
+    "heldout_realistic_O.jsonl": (4, 43),
     "heldout_mixed_P.jsonl": (2, 38),
     # Written after O and P's kinds were fixed: 9 and 6 silent errors on arrival.
     "heldout_realistic_Q.jsonl": (3, 50),
@@ -49,11 +49,27 @@ DATA_FLOORS = {
     "heldout_realistic_T.jsonl": (4, 40),
     "heldout_mixed_U.jsonl": (4, 42),
     # Written after T and U: 9 and 5 silent errors on arrival.
-    "heldout_realistic_V.jsonl": (6, 33),
+    "heldout_realistic_V.jsonl": (5, 34),
     "heldout_mixed_W.jsonl": (2, 36),
     # Written after V and W: 4 and 8 silent errors on arrival.
     "heldout_realistic_X.jsonl": (0, 42),
     "heldout_mixed_Y.jsonl": (6, 42),
+    # Written after X and Y: 9, 3, 11 and 4 silent errors on arrival.
+    "heldout_realistic_AA.jsonl": (3, 33),
+    "heldout_mixed_AB.jsonl": (1, 37),
+    "heldout_realistic_AC.jsonl": (7, 35),
+    "heldout_mixed_AD.jsonl": (3, 49),
+    # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
+    "heldout_realistic_AE.jsonl": (4, 36),
+    "heldout_realistic_AF.jsonl": (2, 33),
+    "heldout_mixed_AG.jsonl": (4, 46),
+    "heldout_mixed_AH.jsonl": (6, 47),
+    # Written after AE to AH: 11, 4, 2 and 7 silent errors on arrival (AK with 84 of 160 rows
+    # flagged, most by a Markdown heading read as a GSM8K answer line).
+    "heldout_realistic_AI.jsonl": (5, 32),
+    "heldout_mixed_AJ.jsonl": (1, 33),
+    "heldout_realistic_AK.jsonl": (3, 50),
+    "heldout_mixed_AL.jsonl": (4, 45),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
@@ -69,8 +85,8 @@ FLOORS = {
     "dev_realistic_2.jsonl": (
         {"answer_check": 133, "math_verify": 101, "math_verify_strict": 72, "strict": 22,
          "flex": 102, "exact": 63},
-        1,
-        46,
+        0,
+        47,
     ),
     "hendrycks_math_tests.jsonl": ({"answer_check": 13, "math_verify": 14, "flex": 14, "exact": 16}, 0, 3),
     "lighteval_tests.jsonl": ({"answer_check": 32, "math_verify": 29, "flex": 20, "choice": 15}, 3, 7),

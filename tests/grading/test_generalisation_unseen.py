@@ -829,7 +829,7 @@ def test_an_output_that_says_which_bounds_it_counted_between_two_numbers_is_a_co
     ("question", "stated"),
     [
         ("What do the tickets cost in all?", "$40 in all"),
-        ("How much does each friend pay?", "That's $10 per friend if they share it"),
+        ("How much does each friend pay?", "That's $10 per friend"),
     ],
 )
 def test_a_share_the_question_does_not_ask_for_remarks_on_the_total_before_it(question, stated):
@@ -945,3 +945,446 @@ def test_a_yes_whose_explanation_reverses_the_comparison_contradicts_itself():
     graded = grade("NO", output, "Is talc harder than granite? Answer YES or NO.")
 
     assert "contradicts_itself" in reasons(graded)
+
+
+# Held-out sets AA to AD (docs/grading.md, "Four more (AA to AD)").
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("36\\pi", "Area = 12π + 24π = 36π square metres.", True),
+        ("9\\pi", "So the area of the disc is 9π cm².", True),
+        ("9\\pi", "So the area of the disc is 9 cm².", False),
+        ("3\\sqrt{5}", "The diagonal = √20 + √5 = 3√5 units.", True),
+    ],
+)
+def test_a_constant_after_the_result_of_an_equation_stays_with_it(gold, output, correct):
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Итак, ответ: 7 или 8.",
+        "So the chance is 1/6 or 1/3, depending on whether order matters.",
+        "The count is 20 or 21, if both ends are included.",
+    ],
+)
+def test_two_values_joined_by_or_hedge_in_any_language_or_before_a_condition(output):
+    assert "hedged" in reasons(grade("7" if "ответ" in output else "20", output))
+
+
+def test_a_condition_after_the_answer_is_not_the_answer():
+    graded = grade("\\frac{1}{6}", "So the probability is 1/6, assuming the die is fair.")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+def test_a_passage_written_over_and_over_is_cut_off_by_its_length_limit():
+    loop = "We check the remainder again: 3^4 = 81 leaves remainder 1 when divided by 5.\n"
+    output = "Powers of 3 modulo 5 repeat.\n" + loop * 4 + "We check the"
+
+    assert "truncated" in reasons(grade("1", output, "What is 3^{100} mod 5?"))
+
+
+def test_a_line_written_once_is_no_loop():
+    output = (
+        "We check the remainder again: 3^4 = 81 leaves remainder 1 when divided by 5.\n"
+        "So $3^{100} = (3^4)^{25}$ leaves remainder $\\boxed{1}$."
+    )
+
+    assert "truncated" not in reasons(grade("1", output, "What is 3^{100} mod 5?"))
+
+
+@pytest.mark.parametrize(("gold", "correct"), [("(2, -5)", True), ("(-5, 2)", False)])
+def test_coordinates_named_one_by_one_in_prose_are_the_pair(gold, correct):
+    output = "Completing the square gives the centre at h = 2 and k = -5."
+
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+def test_a_matrix_written_as_a_list_of_rows_after_its_name_is_the_matrix():
+    gold = "\\begin{pmatrix} 2 & 0 \\\\ 0 & 3 \\end{pmatrix}"
+
+    assert grade(gold, "Therefore B = [[2, 0], [0, 3]].").auto_verdict is Verdict.CORRECT
+    assert grade(gold, "Therefore B = [[2, 0], [3, 0]].").auto_verdict is Verdict.INCORRECT
+
+
+def test_a_final_box_that_contradicts_the_value_solved_for_just_above_is_two_answers():
+    problem = "Solve for $w$: $2w + 3 = 11$."
+    output = "Subtracting 3 and halving:\n\n$$w = 4.$$\n\n**Final Answer:**\n\n$$\\boxed{-4}$$"
+    agreeing = output.replace("\\boxed{-4}", "\\boxed{4}").replace("w = 4", "w = \\frac{8}{2}")
+
+    assert "multiple_answers" in reasons(grade("4", output, problem))
+    assert not grade("4", agreeing, problem).needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem", "output"),
+    [
+        (
+            "y = -2x + 7",
+            "Find the line through (1, 5) and (3, 1). Give it in slope-intercept form.",
+            "The line is $2x + y - 7 = 0$.",
+        ),
+        (
+            "x + 2y - 3z + 4 = 0",
+            "Find the plane. Enter your answer in the form $Ax + By + Cz + D = 0$.",
+            "$$\\boxed{x + 2y - 3z = -4}$$",
+        ),
+    ],
+)
+def test_an_equation_arranged_otherwise_than_the_form_asked_is_flagged(gold, problem, output):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert "form_requested" in reasons(graded)
+
+
+def test_an_equation_in_the_form_asked_is_not_flagged():
+    problem = "Find the line through (1, 5) and (3, 1). Give it in slope-intercept form."
+
+    assert not grade("y = -2x + 7", "So $y = 7 - 2x$.", problem).needs_review
+
+
+@pytest.mark.parametrize(("gold", "correct"), [("x^2 - 6x + 7", True), ("x^2 - 6x + 9", False)])
+def test_a_polynomial_set_to_zero_states_the_polynomial(gold, correct):
+    output = "The conjugate is a root too, so the polynomial is\n\n$$x^2 - 6x + 7 = 0$$"
+
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "So the set is $1 \\le x \\le 4$, i.e. $[1, 4]$.",
+        "$$1 \\le x \\le 4, \\quad \\text{i.e. } x \\in [1, 4]$$",
+        "So the walk takes 150 minutes, i.e. 2 hours 30 minutes.",
+    ],
+)
+def test_an_answer_said_again_after_i_e_is_read_once(output):
+    gold = "150" if "walk" in output else "[1, 4]"
+
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_complex_number_written_equal_to_its_polar_form_states_that_form():
+    output = "$$-2 = 2\\left(\\cos\\pi + i\\sin\\pi\\right)$$"
+
+    assert grade("2e^{i\\pi}", output, "Write $-2$ in polar form.").auto_verdict is (
+        Verdict.CORRECT
+    )
+
+
+def test_a_yes_whose_explanation_says_the_other_is_more_so_contradicts_itself():
+    output = "Yes. Ice floats on water because water is slightly denser."
+    problem = "Is ice denser than water?"
+
+    assert "contradicts_itself" in reasons(grade("No", output, problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "contradicts"),
+    [
+        (
+            "YES",
+            "Yes. Silver conducts at 63 MS/m and gold at 45 MS/m, so silver is far better.",
+            False,
+        ),
+        ("YES", "No. Silver's conductivity is well above gold's.", True),
+        ("YES", "NO. Silver conducts at 63 MS/m while gold conducts at 45 MS/m.", True),
+        ("YES", "YES. Silver conducts at 63 MS/m while gold conducts at 45 MS/m.", False),
+        (
+            "YES",
+            "Is silver lower than gold? No, silver is higher than gold.\n\nFinal answer: YES",
+            False,
+        ),
+    ],
+)
+def test_a_yes_or_no_that_the_explanations_own_comparison_denies_contradicts_itself(
+    gold, output, contradicts
+):
+    problem = "Is the conductivity of silver higher than that of gold? Answer YES or NO."
+
+    assert ("contradicts_itself" in reasons(grade(gold, output, problem))) is contradicts
+
+
+def test_a_no_to_does_it_converge_whose_explanation_says_it_converges_contradicts_itself():
+    problem = "Does the series $\\sum 1/n^3$ converge? Answer YES or NO."
+    output = "NO. It is a p-series with p = 3, so the series converges."
+
+    assert "contradicts_itself" in reasons(grade("YES", output, problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("4", "P = W/t = 1200/300 = 4 W"),
+        ("2.5", "v = d/t = 10.0/4.0 = 2.5 m/s"),
+        ("0.5", "c = n/V = 0.25/0.50 = 0.5 M"),
+        ("15\\%", "r = 3/20 = 0.15 = 15%"),
+    ],
+)
+def test_a_formula_worked_out_to_a_number_and_unit_states_that_number(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize("output", ["So x = 2 or x = 5.", "x = 2, x = 5"])
+def test_solutions_listed_as_assignments_are_not_a_chain(output):
+    assert grade("2, 5", output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("output", "value"),
+    [("The force is 12 N.", "12"), ("It does 450 J of work.", "450"), ("The charge is 3 C.", "3")],
+)
+def test_a_one_letter_si_unit_after_a_number_is_a_unit(output, value):
+    assert grade(value, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("62300", "答：人口は6万2300人です。"),
+        ("27000", "답: 2만 7천 원"),
+        ("150000000", "答案：1亿5000万"),
+    ],
+)
+def test_numbers_written_in_myriads_are_their_value(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("73", "Respuesta: setenta y tres canicas."),
+        ("46", "Resposta: quarenta e seis."),
+        ("58", "Réponse : cinquante-huit."),
+        ("15", "Respuesta: quince huevos."),
+    ],
+)
+def test_numbers_in_words_of_other_languages_are_read(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize("output", ["답: 12 또는 13", "ตอบ 12 หรือ 13"])
+def test_or_in_korean_and_thai_is_a_hedge(output):
+    assert "hedged" in reasons(grade("12", output))
+
+
+def test_a_thai_answer_line_and_a_different_english_final_answer_are_two_answers():
+    output = "พื้นที่ = 4 × 5 = 20\n\nตอบ 20 ตร.ซม.\n\nFinal answer: 18"
+
+    assert "multiple_answers" in reasons(grade("20", output))
+
+
+def test_an_unreduced_fraction_where_chinese_asks_for_simplest_form_is_flagged():
+    problem = "12 个苹果中有 8 个是红的，红苹果占几分之几？（用最简分数表示）"
+
+    assert grade("\\frac{2}{3}", "答案：$\\frac{8}{12}$", problem).needs_review
+
+
+def test_yuan_and_jiao_are_one_amount():
+    assert grade("4.5", "答：一共 4 元 5 角。").auto_verdict is Verdict.CORRECT
+
+
+AMC_PROBLEM = (
+    "What is $3^2 + 4^2$?\n\n$\\textbf{(A)}\\ 7 \\qquad \\textbf{(B)}\\ 12 \\qquad "
+    "\\textbf{(C)}\\ 25 \\qquad \\textbf{(D)}\\ \\frac{49}{2} \\qquad \\textbf{(E)}\\ 49$"
+)
+
+
+def test_amc_options_are_read_without_their_latex():
+    from grading import options
+
+    assert options.problem_options(AMC_PROBLEM) == {
+        "A": "7",
+        "B": "12",
+        "C": "25",
+        "D": "\\frac{49}{2}",
+        "E": "49",
+    }
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Answer: (E)\n\n$3^2 + 4^2 = 9 + 16 = 25.$",
+        "We add: 9 + 16 = 25.\n\nAnswer: (E)",
+    ],
+)
+def test_a_letter_whose_working_ends_on_another_options_value_is_flagged(output):
+    assert "letter_value_mismatch" in reasons(grade("C", output, AMC_PROBLEM))
+
+
+def test_a_fraction_the_working_ends_on_names_its_option():
+    problem = "A die is rolled. P(even)?\n(A) 1/6\n(B) 1/3\n(C) 1/2\n(D) 2/3"
+    output = "P(no odd) is irrelevant; P(even) = 3/6 = 1/2.\n\nAnswer: (D)"
+
+    assert "letter_value_mismatch" in reasons(grade("C", output, problem))
+
+
+def test_saying_none_of_the_listed_options_fits_declines():
+    output = "The sum is 26, and none of the listed options equals 26, so the sum is 26."
+
+    assert "declined" in reasons(grade("C", output, AMC_PROBLEM))
+
+
+@pytest.mark.parametrize(
+    ("output", "hedged"),
+    [
+        ("So the trip costs $45, or about $38 if the toll is skipped.", True),
+        ("So the trip costs $45, or about $1.50 a mile.", False),
+        ("So the trip costs $45, or about $45.", False),
+    ],
+)
+def test_another_value_offered_with_or_about_is_a_hedge(output, hedged):
+    assert ("hedged" in reasons(grade("45", output))) is hedged
+
+
+def test_dollars_where_cents_are_asked_are_another_unit():
+    graded = grade("340", "So she has $3.40 in all.", "How many cents does Ava have?")
+
+    assert "unit_mismatch" in reasons(graded)
+
+
+# Held-out sets AI to AL (docs/grading.md, "Eight more (AA to AH), then four (AI to AL)").
+
+
+def test_a_markdown_final_answer_heading_is_no_gsm8k_answer_line():
+    output = "### Step 1\n$$3 \\times 4 = 12$$\n\n### Final Answer\n$$\\boxed{12}$$"
+
+    assert not grade("12", output).needs_review
+
+
+@pytest.mark.parametrize("ending", [" 🎉", " 🚀✨", " 😊"])
+def test_an_emoji_after_the_last_sentence_is_not_a_cut_off(ending):
+    output = (
+        "So the total is $\\boxed{42}$.\n\n"
+        "That means each of the six friends gets seven of the forty-two stickers!" + ending
+    )
+
+    assert "truncated" not in reasons(grade("42", output))
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "In words: all real numbers at least 4.",
+        "In other words, every number from 4 upward.",
+    ],
+)
+def test_a_restatement_in_words_after_the_answer_is_not_the_answer(after):
+    output = f"**Range:** $[4, \\infty)$\n\n{after}"
+
+    assert grade("[4, \\infty)", output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_side_note_or_another_count_after_the_answer_is_not_the_answer():
+    output = (
+        "So there are 12 positive divisors. As a side note, 6 of them are even. "
+        "If we also count negative divisors, there are 24 in total."
+    )
+
+    assert grade("12", output, "How many positive divisors does 60 have?").auto_verdict is (
+        Verdict.CORRECT
+    )
+
+
+def test_an_unreduced_fraction_where_rationalising_was_asked_is_flagged():
+    graded = grade(
+        "\\frac{\\sqrt{6}}{2}",
+        "$\\boxed{\\frac{3\\sqrt{6}}{6}}$",
+        "Rationalize: $\\frac{3}{\\sqrt{6}}$",
+    )
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert "form_differs" in reasons(graded)
+
+
+def test_a_letter_with_another_offered_as_possible_is_a_hedge():
+    problem = "Which is prime?\n(A) 9\n(B) 15\n(C) 21\n(D) 23\n(E) 27"
+    output = "23 has no divisors but 1 and itself, so the answer is (D) or possibly (E)."
+
+    assert "hedged" in reasons(grade("D", output, problem))
+
+
+def test_the_reply_after_a_reasoning_block_gives_the_verdict():
+    problem = "True or False: $2^{10} > 1000$."
+    output = "<think>\n1024 vs 1000. Hmm, False? No: 1024 > 1000. True.\n</think>\n\n**False.**"
+
+    assert grade("True", output, problem).auto_verdict is Verdict.INCORRECT
+
+
+def test_a_verdict_taken_back_with_actually_and_not_restated_contradicts_itself():
+    problem = "True or False: every prime is odd."
+    output = "**True.** Primes have no divisors but 1 and themselves.\n\nActually, 2 is a prime and it is even."
+
+    assert "contradicts_itself" in reasons(grade("False", output, problem))
+
+
+def test_a_complex_number_with_decimal_parts_equals_its_fractions():
+    assert grade("\\frac{3}{5}-\\frac{6}{5}i", "$\\boxed{0.6 - 1.2i}$").auto_verdict is (
+        Verdict.CORRECT
+    )
+    assert grade("\\frac{3}{5}-\\frac{6}{5}i", "$\\boxed{0.6 - 1.3i}$").auto_verdict is (
+        Verdict.INCORRECT
+    )
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("[1,4)\\cup(4,\\infty)", "The domain is all $x$ with $x \\ge 1$, $x \\ne 4$."),
+        ("[-3,0)\\cup(0,3]", "$$\\boxed{-3 \\le x \\le 3,\\ x \\ne 0}$$"),
+    ],
+)
+def test_a_bound_with_a_value_left_out_is_the_set_without_it(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_range_bounding_the_function_itself_is_an_interval():
+    output = "**Range:** $1 \\le g(x) \\le 7$"
+
+    assert grade("[1,7]", output).auto_verdict is Verdict.CORRECT
+    assert grade("[1,6]", output).auto_verdict is Verdict.INCORRECT
+
+
+def test_a_plus_or_minus_value_of_a_function_at_a_number_is_a_hedge():
+    graded = grade("4", "$$\\boxed{g(2) = \\pm 4}$$", "Find $g(2)$.")
+
+    assert "hedged" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("-3, -1, 1, 3", "$$\\boxed{x = \\pm 1,\\ \\pm 3}$$"),
+        ("2+i, 2-i, -2+i, -2-i", "**Answer:** $z = \\pm 2 \\pm i$"),
+    ],
+)
+def test_plus_or_minus_signs_list_every_value_they_stand_for(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_yes_whose_own_inequality_says_no_contradicts_itself():
+    problem = "Is $\\log_3 80$ greater than 4?"
+    output = "Since $80 < 81 = 3^4$, we get $\\log_3 80 < 4$.\n\n**Answer: Yes**"
+
+    assert "contradicts_itself" in reasons(grade("No", output, problem))
+
+
+def test_a_true_whose_explanation_says_it_does_not_converge_contradicts_itself():
+    problem = "True or False: Every alternating series converges."
+    output = "**True.** But $\\sum (-1)^n$ alternates and does not converge."
+
+    assert "contradicts_itself" in reasons(grade("False", output, problem))
+
+
+def test_a_rounded_value_after_the_exact_one_written_in_unicode_is_flagged():
+    problem = "What is the area of a circle of radius 3 cm? Express your answer in terms of π."
+    output = "A = πr² = π × 9 = 9π cm²\n\nUsing π ≈ 3.1416, A ≈ 28.27 cm².\n\nThe area is about **28.27 cm²**."
+
+    assert "approximate_answer" in reasons(grade("9\\pi", output, problem))
