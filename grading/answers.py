@@ -166,12 +166,13 @@ _SEVERAL_ASSIGNMENTS = re.compile(
 )
 
 
+# What lists several answers rather than chaining one ("x = 2 or x = 5", "a = 1, b = 2").
 _LISTED = re.compile(
     r"[;,](?!\d{3})|\b(?:or|and|und|et|oder|y|или|и)\b|\\text|\\quad|[\u4e00-\u9fff]"
 )
-_BOUNDED_FUNCTION = re.compile(
-    r"((?:<|>|≤|≥|\\[lg]eq?(?![A-Za-z]))\s*)[A-Za-z]\s*\(\s*[a-z]\s*\)(\s*(?:<|>|≤|≥|\\[lg]eq?(?![A-Za-z])))"
-)
+_ORDER_SIGN = r"(?:<|>|≤|≥|\\[lg]eq?(?![A-Za-z]))"
+# A function bounded on both sides ("-5 \\le f(x) \\le -1"), with the signs around it.
+_BOUNDED_FUNCTION = re.compile(rf"({_ORDER_SIGN}\s*)[A-Za-z]\s*\(\s*[a-z]\s*\)(\s*{_ORDER_SIGN})")
 # A chain of equal sides that ends on a number, maybe with a unit: its sides, then its result.
 _CHAIN_RESULT = re.compile(
     r"([^=<>]+(?:=[^=<>]+)*?)\s*=\s*([-−]?\d[\d,]*(?:\.\d+)?(?:\s*\\?%|\s*[A-Za-z][A-Za-z/^{}\d²³]*)?)\s*"

@@ -389,13 +389,13 @@ _COMPARISON_ASKED = re.compile(
 )
 
 
-# "Is the melting point of tungsten higher than that of iron?": the last word before the
-# comparative is what is compared, the first word after "than (that of)" what it is compared
-# with.
 # A sentence that opens by going back on what came before it.
 _TAKES_BACK = re.compile(
     r"(?:^|[.!?]\s+|\n)\s*(?:actually|wait|hmm+|on second thought)\b\s*[,.!]", re.IGNORECASE
 )
+# "Is the melting point of tungsten higher than that of iron?": the last word before the
+# comparative is what is compared, the first word after "than (that of)" what it is compared
+# with.
 _DIRECTED_COMPARISON_ASKED = re.compile(
     r"\b(?:is|are|was|were)\b[^?]{0,60}?\b([\w-]+)\$?\s+((?:more|less)\s+\w+|\w+)\s+than\s+"
     r"(?:(?:that|those)\s+of\s+)?(?:the\s+)?\$?([\w-]+)[^?]*\?",
