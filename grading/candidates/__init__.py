@@ -66,6 +66,7 @@ __all__ = [
     "may_contain",
     "sentence_of",
     "statement_after",
+    "text_end",
     "what_is_asked",
 ]
 
@@ -162,18 +163,24 @@ def hedges(output: str, candidate: Candidate) -> bool:
     return hedge_words(sentence_of(output, candidate))
 
 
+def text_end(output: str, candidate: Candidate) -> int | None:
+    """Where ``candidate``'s text ends in ``output``: a candidate starts at its cue ("Answer:
+    (B)"), not always at its text; None when the text is not there as written (a display
+    block flattened)."""
+    text_at = output.find(candidate.text, candidate.start)
+    return text_at + len(candidate.text) if text_at >= 0 else None
+
+
 def sentence_of(output: str, candidate: Candidate) -> str:
     """The sentence of ``output`` that states ``candidate``, its words around the answer."""
     before = output[max(0, candidate.start - MAX_STATEMENT_CHARS) : candidate.start]
     ends = list(SENTENCE_END.finditer(before))
     opening = before[ends[-1].end() :] if ends else before
-    text_at = output.find(candidate.text, candidate.start)
-    text_end = (text_at if text_at >= 0 else candidate.start) + len(candidate.text)
-    rest = output[text_end : text_end + MAX_STATEMENT_CHARS]
+    end = text_end(output, candidate)
+    end = candidate.start + len(candidate.text) if end is None else end
+    rest = output[end : end + MAX_STATEMENT_CHARS]
     closing = SENTENCE_END.search(rest)
-    return (
-        opening + output[candidate.start : text_end] + rest[: closing.start() if closing else None]
-    )
+    return opening + output[candidate.start : end] + rest[: closing.start() if closing else None]
 
 
 _OPTION_LABEL = re.compile(r"\(?[A-E]\)?[.:)]?")

@@ -18,6 +18,7 @@ from grading.candidates import (
     last_self_correction,
     may_contain,
     sentence_of,
+    text_end,
 )
 from grading.equivalence.check import compare_values
 from grading.evaluators import choice
@@ -183,9 +184,8 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             # The letter it opens with; later ones are options it rules out ("D, not A").
             letter = letters[0]
             value = options.strip_letter(final.text)
-            # (a candidate starts at its cue, "Answer: (B)", not always at its text)
-            stated_at = sample.output.find(final.text, final.start)
-            after = sample.output[stated_at + len(final.text) :] if stated_at >= 0 else ""
+            end = text_end(sample.output, final)
+            after = sample.output[end:] if end is not None else ""
             named = (
                 _option_with_value(listed, value)
                 or _option_with_value(
@@ -303,9 +303,8 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         opened = {_POLARITY.get(opening.group(1).lower(), False)} if opening else set()
         if len({p for _, p in polarities} | opened) > 1:
             signals.append("multiple_answers")
-        verdict = polarities[-1][0]
-        stated_at = sample.output.find(verdict.text, verdict.start)
-        if stated_at >= 0 and _taken_back(sample.output, stated_at + len(verdict.text)):
+        end = text_end(sample.output, polarities[-1][0])
+        if end is not None and _taken_back(sample.output, end):
             signals.append("contradicts_itself")
     elif marked := _MARKED_CJK_YES_NO.findall(sample.output[-300:]):
         answer = _OPENING_POLARITY.get(marked[-1], False)
