@@ -4,9 +4,9 @@
 
 What each part of ``pipeline.grade_sample`` costs on the distinct-output workload of
 bench/grading.py (ten copies of ../shared/samples/qwen25_math_cot_100x8.csv, each output
-opened by ``Attempt k.``): classifying the gold, finding the candidate answers, each
-evaluator, the detectors and the jury, in microseconds of this process's CPU a row, after a
-warm-up on the first 100 rows. Each ``--engine DIR`` (another checkout, say before a change)
+opened by ``Attempt k.``): cutting the reply at turns the model invented, classifying the
+gold, finding the candidate answers, each evaluator, the detectors and the jury, in
+microseconds of this process's CPU a row, after a warm-up on the first 100 rows. Each ``--engine DIR`` (another checkout, say before a change)
 is measured in a process of its own, in turn with this tree, so both see the same machine.
 """
 
@@ -56,6 +56,9 @@ def measure(tree: Path, copies: int) -> dict[str, float]:
     from grading.evaluators import DEFAULT_EVALUATORS, build_evaluators
     from grading.types import Sample
 
+    # None in a tree from before the reply was cut at invented turns
+    without_continuation = getattr(pipeline, "without_continuation", None)
+
     with DATA.open(encoding="utf-8", newline="") as file:
         rows = list(csv.DictReader(file))
     samples = [
@@ -69,6 +72,10 @@ def measure(tree: Path, copies: int) -> dict[str, float]:
     clock = time.process_time
 
     def grade(sample: Sample) -> None:
+        if without_continuation is not None:
+            started = clock()
+            sample = without_continuation(sample)
+            spent["own reply"] += clock() - started
         started = clock()
         kind = answer_type.classify(sample.gold)
         spent["classify gold"] += clock() - started

@@ -16,6 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from grading.equivalence.rewrite import (
+    angle_words,
     chinese_numerals,
     foreign_number_word,
     fraction_words,
@@ -33,6 +34,9 @@ _WRAPPER = re.compile(r"^\\(?:boxed|fbox|textbf|mathbf|text|textrm|mbox)\s*\{(.*
 # A factorial at the end of mathematics: "$6!$", "\\boxed{5!}".
 _BOXED_FACTORIAL = re.compile(r"[\d)}]!\s*$")
 _MATH_FACTORIAL = re.compile(r"[\d)}]!\s*(?:\$|\\\)|\\\]|\})\s*[.,;]?\s*$")
+# The value of a JSON field, as a marker reads it: a string, or a number before the brackets
+# that close the object.
+_JSON_VALUE = re.compile(r'^\s*(?:"([^"\n]*)"|(-?\d[\d.,/]*))\s*[,}\]]*\s*$')
 _TRAILING = re.compile(r"[\s.,;:!?。]+$")
 _LEADING = re.compile(r"^[\s:*#>]+")
 _CLAUSE = re.compile(
@@ -118,6 +122,10 @@ _UNIT_LIST = re.compile(
     r"\s*-?\d[\d.]*\s*[A-Za-z]{2,12}(?:\s*(?:,|and)\s*-?\d[\d.]*\s*[A-Za-z]{2,12})+\s*"
 )
 _WORD = re.compile(r"[A-Za-z]+")
+# A value set in bold inside a sentence, and how many words make the rest a sentence.
+_BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
+_SENTENCE_WORDS = 4
+_OFFERS_ANOTHER = re.compile(r"\b(?:or|either|oder|ou)\b", re.IGNORECASE)
 # "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:(?:[  \u202f]|\\,|\\ )\d{3})+(?![\d.]\d)")
 _COMPOUND_TIME = re.compile(
@@ -231,7 +239,12 @@ def _reals_except(text: str) -> str:
 def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it; ``boxed`` says
     ``raw`` is a box's content, so all of it is mathematics ("4!" is a factorial)."""
-    text = scale_words(unicode_to_latex(raw.strip()[:MAX_ANSWER_CHARS]).replace("**", ""))
+    text = raw.strip()[:MAX_ANSWER_CHARS]
+    bold = _BOLD_VALUE.findall(text) if "**" in text else []
+    rest = _BOLD_VALUE.sub("", text) if len(bold) == 1 else ""
+    if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
+        text = bold[0]  # "The total revenue over the two days was **$549**."
+    text = scale_words(unicode_to_latex(text).replace("**", ""))
     text = _reals_except(text)
     afterthought = _PARENTHESISED_ALTERNATIVE.search(text) if "(" in text else None
     if afterthought is not None and afterthought.start() > 0:
@@ -255,7 +268,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if offered is not None and offered.start() > 0:
         text = text[: offered.start()]
     if _PROSE_WORDS.search(text):  # "sixteen percent", "three-fourths", "十八人"
-        text = chinese_numerals(number_words(fraction_words(text)))
+        text = chinese_numerals(number_words(fraction_words(angle_words(text))))
     text = _keep_math_of_prose(text)
     text = _CURRENCY.sub("", text).strip()
     clause = _CLAUSE.search(text)
@@ -367,6 +380,9 @@ _LATEX_FROM_DIGIT = re.compile(r"(?<!\\)\$\d[^$\\]{0,40}\\[A-Za-z][^$]{0,400}\$"
 
 def _strip_wrappers(text: str) -> str:
     """Delimiters, a box or bold around the whole answer, and a final full stop."""
+    json_value = _JSON_VALUE.match(text) if text[:1] == '"' or text[-1:] in "}]" else None
+    if json_value:  # "31}" or '"8 or 9"' from {"answer": …}
+        text = json_value.group(1) if json_value.group(1) is not None else json_value.group(2)
     if len(_UNESCAPED_DOLLAR.findall(text)) % 2 and not _LATEX_FROM_DIGIT.search(text):
         # half a math span, cut by the sentence ("$1\\frac{1}{2}$" opens on a digit but is
         # a whole span of LaTeX, not an amount)

@@ -27,6 +27,7 @@ from grading.candidates import (
     Candidate,
     Candidates,
     find_candidates,
+    sentence_of,
     what_is_asked,
 )
 from grading.equivalence.check import compare_values
@@ -37,6 +38,10 @@ MAX_BOX_CHARS = 400
 
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+# A sentence that gives the answer again, in other words or another notation.
+_RESTATES = re.compile(
+    r"\W*(?:that is,|i\.e\.|equivalently|in (?:interval|set-builder|set) notation\b)", re.IGNORECASE
+)
 _OPENS_CHECK = re.compile(
     r"\W*(?:let(?:'s| me| us)\s+(?:double[- ]?)?(?:check|verify|confirm)|to (?:double[- ]?)?"
     r"(?:check|verify|confirm)|(?:double[- ]?)?check(?:ing)?\b|verif(?:y|ication)|alternatively)",
@@ -283,8 +288,15 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
         ]
     committed = [c.start for c in stated if c.weight >= 3]
     if committed:
-        # A plain sentence after a committed answer elaborates on it ("If he buys 2 more…").
-        stated = [c for c in stated if c.cue not in PLAIN_CUES or c.start < committed[0]]
+        # A plain sentence after a committed answer elaborates on it ("If he buys 2 more…"),
+        # unless it says the answer again ("That is, the solution set is 2 ≤ x ≤ 5").
+        stated = [
+            c
+            for c in stated
+            if c.cue not in PLAIN_CUES
+            or c.start < committed[0]
+            or _RESTATES.match(sentence_of(output, c))
+        ]
     if not single_valued:
         closing = candidates.closing_boxes()
         stated = [c for c in stated if c not in closing] + (

@@ -20,7 +20,7 @@ _OPTION_TAIL = re.compile(
     r"(?:\\q?quad\b|\\(?:textbf|mathrm|text|mathbf)\s*\{|\\\\|\\[ ,;:!]|~|\s)+$"
 )
 _ALTERNATIVE_LETTERS = re.compile(
-    r"^\W*(?:(?:either|entweder|soit|o bien|o)\s+)?\(?[A-Ea-e]\)?(?:\s*[:.)]\s*[^,;\n]{0,30}?)?\s*(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)"
+    r"^\W*(?:(?:either|entweder|soit|o bien|o)\s+)?\(?[A-Ea-e]\)?(?:\s*[:.)]\s*[^,;\n]{0,30}?)?\s*\(?\s*(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)"
     r"\s*(?:(?:possibly|perhaps|maybe)\s+)?\(?[A-Ea-e]\)?(?![\w'’])"
 )
 
@@ -73,10 +73,15 @@ def named_letters(answer: str) -> list[str]:
 
 def offers_several(answer: str) -> bool:
     """True when an answer opens with two options joined as alternatives: "(A) or (C)",
-    "either (A) or (B)", "B and D", "B: 12 or D: 24"; not "D, it cannot be A or B"."""
+    "either (A) or (B)", "B and D", "B: 12 or D: 24", "A (or B if …)"; not "D, it cannot be A
+    or B"."""
     return _ALTERNATIVE_LETTERS.match(answer) is not None
 
 
 def strip_letter(answer: str) -> str:
-    """The answer without its option label: "(C) 70°" is "70°"."""
+    """The answer without its option label: "(C) 70°" and "\\text{(C) 70°}" are "70°"."""
+    answer = _TEXT_WRAPPER.sub(r"\1", answer)
     return re.sub(r"^\s*\(?[A-Ea-e]\)?\s*[:.)]?\s*", "", answer, count=1).strip()
+
+
+_TEXT_WRAPPER = re.compile(r"^\s*\\(?:text|textbf|mathrm|mathbf)\s*\{(.*)\}\s*$")

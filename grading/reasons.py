@@ -27,6 +27,7 @@ MESSAGES: dict[str, str] = {
     "undefined_value": "The answer or the gold is undefined (0/0, division by zero, not a number); it is never credited.",
     "gold_stated_elsewhere": "The output states the gold as an answer too, but its final answer is another value.",
     "rounding_differs": "The answer equals the gold only after rounding one of them to the other's precision.",
+    "same_residue": "The answer is congruent to the gold modulo the question's modulus but is another residue (negative, or not reduced); the question may accept it.",
     "constant_of_integration": "The answer differs from the gold only by a constant of integration (+C).",
     "many_answers": "The problem admits many right answers; one other than the gold may be right.",
     "letter_value_mismatch": "The option letter the output gives and the value it states name different options.",

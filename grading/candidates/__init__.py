@@ -71,6 +71,8 @@ __all__ = [
 ]
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+_FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
+_BRACKETS = re.compile(r"[\s{}\[\]().,;:]*")
 _LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s*")
 _STEP = re.compile(r"(?:step|case|part)\b|\d+[.)]\s", re.IGNORECASE)
 _BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
@@ -85,16 +87,6 @@ _SELF_CORRECTION = re.compile(
 # "the correct answer is:", is 22 characters).
 _HINT_REACH = 100
 _CORRECTION_HINTS = ("wait", "actually", "second thought", "let me re", "made a", "correct")
-END_OF_TURN_TOKENS = (
-    "<|im_end|>",
-    "<|im_start|>",
-    "<|endoftext|>",
-    "<|eot_id|>",
-    "<|end_of_turn|>",
-    "<|end|>",
-    "</s>",
-    "<end_of_turn>",
-)
 
 
 @dataclass(frozen=True)
@@ -125,7 +117,8 @@ class Candidates:
 def find_candidates(output: str, problem: str = "") -> Candidates:
     """Every stated answer in ``output`` and the final one; the ``problem`` tells what the
     question asks for, where two closing sentences state different quantities."""
-    output = _reply_only(output)
+    if "```" in output:  # a fence line ("```", "```json") is layout, never an answer
+        output = _FENCE.sub(lambda fence: " " * len(fence.group(0)), output)
     offset = max(0, len(output) - TAIL_CHARS)
     tail = output[offset:]
     think_end = _reply_start(output)
@@ -148,7 +141,8 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     if first is not None:
         items.append(first)
     items.extend(last_sentence(tail, offset, what_is_asked(problem)))
-    items = _dedup(sorted(items, key=lambda c: c.start))
+    # "}" closing a JSON object, ")" closing a list: a line of brackets states nothing
+    items = _dedup(sorted((c for c in items if not _BRACKETS.fullmatch(c.text)), key=_position))
     items = [
         Candidate(c.text, c.start, c.cue, in_think=c.start < think_end) if think_end else c
         for c in items
@@ -209,15 +203,6 @@ def _is_heading(match: re.Match, text: str) -> bool:
         or opens_item
         or labels_option
     )
-
-
-def _reply_only(output: str) -> str:
-    """The output up to the first end-of-turn token: what follows it ("<|im_start|>user …")
-    is another turn the model made up, not its answer. Plain ``str.find`` scans, so a 200 MB
-    output costs milliseconds."""
-    found = [i for i in (output.find(token) for token in END_OF_TURN_TOKENS) if i > 0]
-    end = min(found, default=-1)
-    return output[:end] if end > 0 and not output[:end].isspace() else output
 
 
 def _reply_start(output: str) -> int:
@@ -366,3 +351,7 @@ _CORE_STRIP = re.compile(r"[\s$*.,;:!?(){}#\\]|boxed|text|mathrm")
 
 def _core_text(text: str) -> str:
     return _CORE_STRIP.sub("", text).lower()
+
+
+def _position(candidate: Candidate) -> int:
+    return candidate.start

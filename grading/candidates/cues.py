@@ -75,14 +75,14 @@ BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 
 
 FINAL_MARKER_PATTERN = re.compile(
-    r"(?:\bfinal\s+answer|réponse\s+finale|respuesta\s+final|resposta\s+final|最终答案"
+    r"(?:\bfinal[\s_]+answer\"?|réponse\s+finale|respuesta\s+final|resposta\s+final|最终答案"
     r"|^[ \t]*#{4})[\s*:：]*(?:is\b|est\b|es\b|é\b)?[\s*:：]*",
     re.IGNORECASE | re.MULTILINE,
 )
 
 
 ANSWER_MARKER_PATTERN = re.compile(
-    r"(?:\b(?:the\s+)?answer\s*(?:is\b|:|=)|\bcorrect\s+(?:answer|option|choice)\s+is\b"
+    r"(?:\b(?:the\s+)?answer\"?\s*(?:is\b|:|=)|\bcorrect\s+(?:answer|option|choice)\s+is\b"
     r"|\b(?:answer|option|choice)\s+is\b|\bla\s+réponse\s+est\b|\bréponse\s*:|\bla\s+respuesta\s+es\b"
     r"|\brespuesta\s*:|\ba\s+resposta\s+é\b|\bresposta\s*:|\bdie\s+antwort\s+ist\b|\bantwort\s*:"
     r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：)|^[ \t*]*答\s*[:：]"

@@ -272,10 +272,12 @@ def _asking_sentence(question: str) -> str:
 
 
 def _assignment(sentence: str, begin: int, variable: str) -> Candidate | None:
-    """The sentence's statement of the unknown's value ("k = −3", "$k = 4$"), if it has one."""
+    """The sentence's last statement of the unknown's value ("k = −3", "$k = 4$"), if it has
+    one; "3x = 15 \\Rightarrow x = 5" states x = 5 (a coefficient is not a statement)."""
     if not variable:
         return None
-    found = re.search(rf"(?<![A-Za-z\\]){re.escape(variable)}\s*=\s*[-−]?[\w.\\{{}}/^]+", sentence)
+    pattern = rf"(?<![A-Za-z\\\d]){re.escape(variable)}\s*=\s*[-−]?[\w.\\{{}}/^]+"
+    found = last_match(re.compile(pattern), sentence)
     if found is None:
         return None
     cue = CONCLUSION if _CONCLUSION_WORDS.match(sentence) else STATEMENT
@@ -285,6 +287,18 @@ def _assignment(sentence: str, begin: int, variable: str) -> Candidate | None:
 def _assigns(text: str, variable: str) -> bool:
     """``text`` gives the value of ``variable`` ("$k = 4$")."""
     return bool(variable) and re.match(rf"\W*{re.escape(variable)}\s*=", text) is not None
+
+
+def _before_closing_asides(text: str) -> int:
+    """Where the text ends once the lines it closes on that open as asides are left out: a
+    "Verification: …" line is an aside to its last sentence ("… The second printer's share is
+    720."), not only to its first."""
+    stop = len(text)
+    while True:
+        line_start = text.rfind("\n", 0, stop) + 1
+        if line_start == 0 or not _DIGRESSION.match(text[line_start:stop]):
+            return stop
+        stop = len(text[:line_start].rstrip())
 
 
 def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple[Candidate, ...]:
@@ -303,8 +317,11 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
     window = max(0, len(tail) - LAST_SENTENCES_CHARS)
     offset += window
     text = flatten_display(tail[window:].rstrip()).rstrip(_STOPS)
-    ends = [0, *(m.end() for m in SENTENCE_END.finditer(text) if not _labels_option(text, m))]
-    stop = len(text)
+    stop = _before_closing_asides(text)
+    ends = [
+        0,
+        *(m.end() for m in SENTENCE_END.finditer(text, 0, stop) if not _labels_option(text, m)),
+    ]
     remark: Candidate | None = None  # the last sentence, when it only remarks
     for start in reversed(ends):
         sentence = text[start:stop].rstrip().rstrip(_STOPS)
@@ -432,6 +449,10 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         return Candidate(body[: dash.start()].strip(), begin + body_start, cue)
     label = _LABEL.match(masked)
     if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
+        inner = last_match(_INNER_CONCLUSION, masked, label.end())
+        if inner is not None and _STATES_SOMETHING.search(masked[inner.end() :]):
+            # "Combined rate: 40 + 60 = 100 pages a minute, so 2,400 pages take 24 minutes"
+            return _predicate(body[inner.end() :], begin + body_start + inner.end(), own_line)
         return Candidate(body[label.end() :].strip(), begin + body_start + label.end(), CONCLUSION)
     if len(PROSE_WORD.findall(masked)) < 2:  # all mathematics: the statement itself
         inner = last_match(_INNER_CONCLUSION, masked)

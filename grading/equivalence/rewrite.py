@@ -127,6 +127,24 @@ def angle_brackets_to_tuple(text: str) -> str:
     return _ANGLE_TUPLE.sub(lambda m: f"({m.group(1) or m.group(2)})", text)
 
 
+# A point with one sign left open: "(\\pm 4, 0)", "(1 \\pm \\sqrt{2}, 3)".
+_SIGNED_TUPLE = re.compile(r"\s*(?:\\left)?\(([^()]*?,[^()]*?)(?:\\right)?\)\s*")
+_OPEN_SIGN = re.compile(r"\\pm|\\mp")
+
+
+def signed_tuples(text: str) -> str:
+    """``(\\pm 4, 0)`` is the two points ``(4, 0), (-4, 0)``, as ``\\pm 4`` is two numbers."""
+    point = _SIGNED_TUPLE.fullmatch(text) if "\\" in text else None
+    if point is None or len(_OPEN_SIGN.findall(point.group(1))) != 1:
+        return text
+    points = []
+    for sign, other in (("+", "-"), ("-", "+")):
+        body = point.group(1).replace("\\pm", sign).replace("\\mp", other)
+        parts = [re.sub(r"^\s*\+\s*", "", part).strip() for part in body.split(",")]
+        points.append(f"({', '.join(parts)})")
+    return ", ".join(points)
+
+
 def repeating_decimals(text: str) -> str:
     """``0.\\overline{3}``, ``0.(3)``, ``0.1\\bar{6}`` and ``0.333...`` as exact fractions."""
 
@@ -291,6 +309,16 @@ def fraction_words(text: str) -> str:
         return f"\\frac{{{numerator}}}{{{denominator}}}"
 
     return _FRACTION_WORD.sub(replace, text)
+
+
+_ANGLE_WORD = re.compile(r"\b(?:an?\s+)?(right|straight)\s+angle\b", re.IGNORECASE)
+
+
+def angle_words(text: str) -> str:
+    """ "a right angle" and "a straight angle" as 90 and 180 degrees."""
+    return _ANGLE_WORD.sub(
+        lambda m: "90^{\\circ}" if m.group(1).lower() == "right" else "180^{\\circ}", text
+    )
 
 
 def number_words(text: str) -> str:
@@ -535,6 +563,7 @@ _ORDER = (
     unicode_to_latex,
     text_labels,
     angle_brackets_to_tuple,
+    signed_tuples,
     assignment_groups,
     upright_constants,
     absolute_bounds,

@@ -16,6 +16,7 @@ import re
 import time
 from dataclasses import replace
 
+from grading import options
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, is_sentence, read_answer
 from grading.candidates import BOXED, Candidates, hedges
@@ -94,6 +95,18 @@ class AnswerCheck:
         )
 
 
+_LONE_OPTION_LETTER = re.compile(r"\(?([A-E])\)?")
+
+
+def _named_option_text(answer: str, problem: str) -> str:
+    """The text of the option a lone letter names, where the problem lists options (the gold
+    is then an option's text, not a letter); "" otherwise."""
+    letter = _LONE_OPTION_LETTER.fullmatch(answer.strip())
+    if letter is None:
+        return ""
+    return options.problem_options(problem).get(letter.group(1), "")
+
+
 def _grade_math(
     sample: Sample,
     kind: AnswerType,
@@ -107,6 +120,9 @@ def _grade_math(
     multi_part = is_multi_part(sample.gold)
     joined = _joined_parts(candidates, multi_part)
     stated = read_answer(joined or final.text, boxed=final.cue == BOXED and not joined)
+    named = _named_option_text(stated.expression, sample.problem)
+    if named:  # "**B**" where the gold is the text of option B ("Right")
+        stated = replace(stated, expression=named)
     shown = {
         "extracted": stated.expression,
         "extracted_latex": stated.expression,

@@ -209,6 +209,10 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
         for named in options.named_letters(c.text)[:1]
         if listed or c.weight >= 3
     }
+    if final is not None:
+        # "… = 4, which is choice (B)." and then \boxed{C}
+        working = sample.output[max(0, final.start - _RESULT_REACH) : final.start]
+        earlier.update(m.group(1).upper() for m in _OPTION_NAMED.finditer(working))
     if letter and earlier - {letter}:
         signals.append("multiple_answers")
     if letter is None:
@@ -227,7 +231,23 @@ _LONE_LETTER = re.compile(r"[\s*(]*([a-e])[\s.)*]*", re.IGNORECASE)
 _CONNECTIVE = re.compile(r"\W*(?:so|thus|therefore|hence|then|and)?\W*", re.IGNORECASE)
 _TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_RESULT = re.compile(r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*\$?\s*[.!]?\s*\$?\s*$")
+# The number a sentence ends on, maybe with its unit ("… = 15 days.").
+_RESULT = re.compile(
+    r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*\$?(?:\s+[A-Za-z][A-Za-z-]*){0,2}"
+    r"\s*[.!]?\s*\$?\s*$"
+)
+# A sentence that only leads in to the letter ("The answer is", "So the correct option is").
+_LEAD_IN = re.compile(
+    r"\W*(?:so|thus|therefore|hence)?\W*(?:the\s+)?(?:final\s+|correct\s+)?"
+    r"(?:answer|choice|option)(?:\s+is)?\W*",
+    re.IGNORECASE,
+)
+# The working naming an option as its result ("7 - 3 = 4, which is choice (B).").
+_OPTION_NAMED = re.compile(
+    r"\b(?:which is|that is|this is|corresponds to|matches|giving)\s+(?:the\s+)?"
+    r"(?:choice|option|answer)\s*\(?([A-E])\)?(?![A-Za-z])",
+    re.IGNORECASE,
+)
 _TWO_LETTERS_OFFERED = re.compile(
     r"\b(?:either|entweder|soit|o bien)\s+\(?[A-E]\)?\s*(?:or|oder|ou|o)\s+\(?[A-E]\)?(?![A-Za-z])"
 )
@@ -246,7 +266,11 @@ def _last_result(working: str) -> str:
     it ("Note it is not (3 + 4)^2 = 49")."""
     if _OPTION_MENTION.search(working):
         return ""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", working) if not _CONNECTIVE.fullmatch(s)]
+    sentences = [
+        s
+        for s in re.split(r"(?<=[.!?])\s+|\n", working)
+        if not (_CONNECTIVE.fullmatch(s) or _LEAD_IN.fullmatch(s))
+    ]
     if not sentences or _DENIED.search(sentences[-1]):
         return ""
     # "The LCM is 18, so the answer is" before "(B)": the result is the clause before "so"
@@ -363,7 +387,11 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         return True
     if not answer:
         return _affirms_question(sample)
-    if _factors_the_prime(sample) or _reverses_the_comparison(sample):
+    if (
+        _factors_the_prime(sample)
+        or _reverses_the_comparison(sample)
+        or _limits_a_universal_claim(sample)
+    ):
         return True
     terms = {
         word.lower()
@@ -378,6 +406,24 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
         if re.search(f"{denied}|{opposite}", sample.output[-600:], re.I):
             return True
     return False
+
+
+# A claim about every case, and an explanation that finds one where it fails.
+_UNIVERSAL = re.compile(
+    r"\bfor (?:all|every|each|any)\b|\balways\b|\bevery\b|\bno matter\b", re.IGNORECASE
+)
+_EXCEPTION = re.compile(
+    r"(?<!if and )\bonly (?:when|if|for)\b|\bcounter-?example\b|\bnot always\b|\bfails (?:for|when)\b",
+    re.IGNORECASE,
+)
+
+
+def _limits_a_universal_claim(sample: Sample) -> bool:
+    """A "true" to "… for every real number x" whose explanation says the equality holds
+    "only when x ≥ 0", or gives a counterexample."""
+    return bool(
+        _UNIVERSAL.search(sample.problem[-300:]) and _EXCEPTION.search(sample.output[-600:])
+    )
 
 
 # "Is copper harder than diamond?": what is compared, how, and with what.
@@ -526,10 +572,14 @@ def _affirms_the_verb(problem: str, explanation: str) -> bool:
 _CONDITION = re.compile(r"\b(?:if|whether|when|unless)\s+$", re.IGNORECASE)
 
 
-_QUESTION = re.compile(r"[^.!?\n]{8,300}\?")
+_QUESTION = re.compile(r"(?:[^.!?\n]|\.(?=\d)){8,300}\?")  # "Is 0.5 …?" is one question
+_ELLIPSIS = re.compile(r"\.{3}|…|\\[lc]?dots\b")
+# What a restatement leaves out: an aside in words in brackets ("(with the 9s repeating)"), a
+# LaTeX command.
+_ASIDE = re.compile(r"\((?=[^()]*[A-Za-z]{3,}\s)[^()]*\)|\\[A-Za-z]+")
 _MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)|\\[A-Za-z]+")
 _STATEMENT_WORD = re.compile(r"\d+|[A-Za-z]{2,}")
-_FILLER = frozenset("is are the an of does do it its be".split())
+_FILLER = frozenset("is are the an of does do it its be exactly indeed precisely really".split())
 _RESTATED_SHARE = 0.8  # of the question's words, in one plain sentence of the explanation
 
 
@@ -537,15 +587,15 @@ def _restates_the_question(problem: str, explanation: str) -> bool:
     """A "no" to "Is 2 the only even prime number?" whose explanation ends "That makes 2 the
     only even prime": a sentence, not negated, that repeats nearly all of the question's words
     in the question's own order."""
-    questions = _QUESTION.findall(problem[-400:])
+    questions = _QUESTION.findall(_ELLIPSIS.sub(" ", problem[-400:]))
     if not questions:
         return False
     # Filler words left out, so "Is A greater than B?" and "A is larger than B" line up.
     question = _plain_words(questions[-1])
     asked = set(question) - _QUESTION_WORDS
-    if len(asked) < 3:
-        return False
-    for sentence in re.split(r"[.;!?\n]", explanation):
+    if len(asked) < 3 or not any(len(word) > 3 and word.isalpha() for word in asked):
+        return False  # "Is √2 + √3 > √5?" asks of numbers alone: "2 + 3 = 5" restates nothing
+    for sentence in re.split(r"[;!?\n]|\.(?!\d)", _ELLIPSIS.sub(" ", explanation)):
         if _NEGATED.search(sentence):
             continue
         run = _longest_common_run(question, _plain_words(sentence))
@@ -569,7 +619,7 @@ _SYNONYMS = {
 
 def _plain_words(text: str) -> list[str]:
     """The words of ``text``, lower-cased, fillers left out and comparatives made one word."""
-    words = (word.lower() for word in _STATEMENT_WORD.findall(text))
+    words = (word.lower() for word in _STATEMENT_WORD.findall(_ASIDE.sub(" ", text)))
     return [_SYNONYMS.get(word, word) for word in words if word not in _FILLER]
 
 

@@ -140,9 +140,9 @@ def text_after_marker(text: str) -> str | None:
     return math if math is not None else first_sentence(best)
 
 
-def last_match(pattern: re.Pattern, text: str) -> re.Match | None:
-    """The last non-overlapping match of ``pattern`` in ``text``."""
-    matches = deque(pattern.finditer(text), maxlen=1)
+def last_match(pattern: re.Pattern, text: str, start: int = 0) -> re.Match | None:
+    """The last non-overlapping match of ``pattern`` in ``text`` from ``start`` on."""
+    matches = deque(pattern.finditer(text, start), maxlen=1)
     return matches[0] if matches else None
 
 

@@ -25,7 +25,8 @@ _FORM_REQUEST = re.compile(
     r"|\bin degrees\b|\bin radians\b|\bordered (?:pair|triple)|\bin terms of\b"
     r"|\b(?:as|to|into) a decimal|\bin decimal form|\b(?:to|into) a (?:percent|fraction)"
     r"|\bmixed number|\bscientific notation|\bexpanded form|\bfactored form|\bslope-intercept"
-    r"|\bstandard form|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
+    r"|\bstandard form|\b(?:rectangular|polar|exponential|trigonometric|cartesian) form"
+    r"|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
     r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction"
     r"|sous forme (?:de|d'une) fraction|como (?:una )?fracción|en forma de fracción|als bruch"
     r"|в виде (?:обыкновенной )?дроби|como fração|分数で|用分数|以分数|最简|既約|기약",
@@ -100,6 +101,13 @@ _RADICAND = re.compile(r"\\sqrt\s*\{?\s*(\d{1,6})\s*\}?")
 # The notation an answer is written in, by the first pattern that matches.
 _NOTATIONS = (
     ("matrix", re.compile(r"\\begin\{[pbvBV]?matrix\}")),
+    (
+        "polar",
+        re.compile(
+            r"\\operatorname\{cis\}|\\text\{cis\}|\bcis\b|e\^\{[^}]*i[^}]*\}"
+            r"|\\cos[^+]*\+\s*i\s*\\sin"
+        ),
+    ),
     ("interval", re.compile(r"^[\[(][^,]*,[^,]*[\])]$|\\cup")),
     ("inequality", re.compile(r"[<>]|\\[lg]eq?\b")),
     ("scientific", re.compile(r"\\(?:times|cdot)\s*10\^|\d[eE][+-]?\d|^-?10\s*\^")),
@@ -168,7 +176,9 @@ def form_signals(
     # equation in one form.
     # "\\frac{5}{11} = 0.454545\\ldots" is written in the notation of its last side
     answer_notation = notation(chain_sides(stated.expression)[-1])
-    other_notation = _is_value(gold) and notation(gold) != answer_notation
+    other_notation = (_is_value(gold) and notation(gold) != answer_notation) or (
+        (notation(gold) == "polar") != (answer_notation == "polar")  # 6 cis 45° for a + bi
+    )
     same_notation = notation(gold) == answer_notation != "plain"
     stated_equation = f"{stated.head} = {stated.expression}" if stated.head else stated.expression
     shapes = {_equation_shape(gold), _equation_shape(stated_equation)}
@@ -181,6 +191,7 @@ def form_signals(
         found.append("equation_expected")
     if (
         _restates_expression(gold, stated.expression, problem[-2000:])
+        or _arithmetic_left_undone(gold, stated.expression)
         or (asked.simplify and less_simplified(gold, stated.expression))
         or (asked.scientific and _unnormalised_scientific(stated.expression))
         or (asked.factor and factoring_incomplete(gold, stated.expression))
@@ -371,6 +382,20 @@ def _restates_expression(gold: str, answer: str, problem: str) -> bool:
         return False
     written = _SPACING.sub("", answer)
     return len(written) >= _LEAST_RESTATED and written in _SPACING.sub("", problem)
+
+
+# Numbers joined by the four operations and nothing else: "7 \\times 12 - 19", "(3 + 4) \\cdot 5".
+_ARITHMETIC = re.compile(
+    r"\(?-?\d+(?:\.\d+)?\)?(?:\s*(?:[-+*×÷−]|\\times|\\cdot|\\div)\s*\(?-?\d+(?:\.\d+)?\)?)+"
+)
+
+
+def _arithmetic_left_undone(gold: str, answer: str) -> bool:
+    """A number asked for, answered with the sum that gives it ("7 × 12 − 19" for 65): equal
+    in value, but the last step was never taken, and a grader may want the number."""
+    return bool(_NUMBER.fullmatch(gold.strip().strip("$"))) and bool(
+        _ARITHMETIC.fullmatch(answer.strip().strip("$").strip())
+    )
 
 
 def _root_in_denominator(text: str) -> bool:

@@ -73,6 +73,8 @@ def near_miss_signals(
         found.append("unit_mismatch")
     if _same_angle(gold, stated.expression, sample.problem):
         found.append("same_angle")
+    if _same_residue(gold, stated.expression, sample.problem):
+        found.append("same_residue")
     if _only_constant_differs(gold, stated.expression):
         found.append("constant_of_integration")
     if _MANY_ANSWERS.search(_question(sample.problem)):
@@ -196,22 +198,43 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
 # The working just before a final answer, where the value it concludes is derived.
 _DERIVATION_REACH = 200
 _LAST_EQUATION = re.compile(r"=\s*([^=$\n]{1,40}?)\s*(?:\$\$?|\\\]|\\\))?\s*[.,]?\s*$")
+# A value a sentence names after its verb ("the minimum value of f is 4, attained at x = -3",
+# "Priya has $45 left"), not a factor or a base ("are 240 × 1.05 = 252", "get 2^{10}"); and
+# the list after "are" ("the rational roots are $-2$, $\\frac{1}{2}$, and $3$").
+_NAMED_VALUE = re.compile(
+    r"\b(?:is|are|was|were|equals?|has|have|had|gets?|makes?|gives?|totals?|remains?)\s+\$?\s*"
+    r"(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]\d)(?!\s*(?:[-+*/×−^!]|\\times|\\cdot|\\div))",
+    re.IGNORECASE,
+)
+_NAMED_LIST = re.compile(r"\bare\s+([^.!?\n]{1,120}?)\s*[.!]?\s*$", re.IGNORECASE)
+# A line that only heads the answer below it ("**Final Answer**", "### Answer:").
+_HEADING_LINE = re.compile(
+    r"[#*\s]*(?:final\s+answer|answer|solution|result|conclusion)[\s*:：#]*", re.IGNORECASE
+)
 
 
 def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) -> bool:
-    """The working ends on the gold ("$P = \\frac{3}{8} = 0.375$") and the final answer
-    right after it is another value (``\\boxed{0.35}``): a slip in copying it, or a last
-    step the output never shows."""
+    """The working ends on the gold ("$P = \\frac{3}{8} = 0.375$", "So she has $45 left.",
+    under a heading or not) and the final answer right after it is another value
+    (``\\boxed{0.35}``, ``\\boxed{54}``): a slip in copying it, or a last step the output never
+    shows."""
     final = candidates.final
     if final is None:
         return False
     before = output[max(0, final.start - _DERIVATION_REACH) : final.start]
     # the lines before the final answer's own line
     lines = [line for line in before[: max(0, before.rfind("\n"))].splitlines() if line.strip()]
+    while lines and _HEADING_LINE.fullmatch(lines[-1]):
+        lines.pop()
     if not lines:
         return False
     equation = _LAST_EQUATION.search(lines[-1])
-    return equation is not None and bool(compare_values(gold, equation.group(1)).equal)
+    values = [read_answer(equation.group(1)).expression] if equation else []  # "62 stickers"
+    values += [m.group(1) for m in _NAMED_VALUE.finditer(lines[-1])]
+    listed = _NAMED_LIST.search(lines[-1])
+    if listed:
+        values.append(read_answer(listed.group(1)).expression)
+    return any(compare_values(gold, value).equal for value in values)
 
 
 def _rounds_to(gold: str, answer: str) -> bool:
@@ -248,8 +271,10 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
     value = _value(stated.expression)
     if not value:
         return False
-    if _PERCENT.search(stated.raw) and _close(gold_value, value / 100):
-        return True  # "about 13.3%" for 2/15
+    if _PERCENT.search(stated.raw) and (
+        _close(gold_value, value / 100) or _close(gold_value, 1 + value / 100)
+    ):
+        return True  # "about 13.3%" for 2/15; "increases by 700%" for a factor of 8
     return _UNIT_WORD.search(stated.units + " " + stated.raw[-30:]) is not None and (
         gold_value / value in _UNIT_RATIOS
     )
@@ -276,6 +301,31 @@ def _same_angle(gold: str, answer: str, problem: str) -> bool:
     return any(
         compare_values(gold, f"{answer} + ({turns}) \\cdot {turn}").equal for turns in (1, -1)
     )
+
+
+# The modulus of a question about remainders: "divided by 17", "modulo 9", "\\pmod{11}".
+_MODULUS = re.compile(
+    r"(?:\bremainder\b[^?]*?\bdivided\s+by|\\pmod|\\bmod|\bmod(?:ulo)?)\s*\$?\s*\{?\s*(\d{1,9})\b",
+    re.IGNORECASE,
+)
+
+
+def _same_residue(gold: str, answer: str, problem: str) -> bool:
+    """-1 where 16 is the remainder asked for modulo 17, or 12 where 5 solves 3x ≡ 1 (mod 7):
+    the same residue class, but another representative than the gold's, which the question
+    may or may not rule out. A remainder left unreduced (9 for 100 mod 7) is simply wrong, and
+    with several moduli (a system of congruences) one of them proves nothing."""
+    question = _question(problem)
+    moduli = {int(m) for m in _MODULUS.findall(question)}
+    gold_value, value = _number(_plain(gold)), _number(_plain(answer))
+    if len(moduli) != 1 or gold_value is None or value is None or gold_value == value:
+        return False
+    modulus = moduli.pop()
+    if gold_value.denominator != 1 or value.denominator != 1 or modulus < 2:
+        return False
+    if value >= 0 and re.search(r"\bremainder", question, re.IGNORECASE):
+        return False
+    return (gold_value - value) % modulus == 0
 
 
 def _angle_converts(gold: str, answer: str) -> bool:

@@ -75,12 +75,6 @@ def test_reasoning_inside_think_tags_is_set_apart_from_the_reply():
     assert all(not c.in_think for c in found.standing)
 
 
-def test_a_made_up_next_turn_is_not_part_of_the_reply():
-    output = "So the total is $\\boxed{15}$.<|im_end|>\n<|im_start|>user\nThe answer is 20."
-
-    assert final(output) == "15"
-
-
 def test_bold_step_titles_are_not_answers_but_a_bold_result_is():
     output = "1. **Divide by -13:** we get $x = 2$.\n\nSo the garden has **150 roses** left."
 

@@ -1388,3 +1388,242 @@ def test_a_rounded_value_after_the_exact_one_written_in_unicode_is_flagged():
     output = "A = πr² = π × 9 = 9π cm²\n\nUsing π ≈ 3.1416, A ≈ 28.27 cm².\n\nThe area is about **28.27 cm²**."
 
     assert "approximate_answer" in reasons(grade("9\\pi", output, problem))
+
+
+# Held-out sets AM to AP (docs/grading.md, "Round four").
+
+
+def test_a_final_answer_after_a_conclusion_that_states_the_gold_is_flagged():
+    output = "Total marbles: 27 + 36 = 63.\n\nSo Leo has 63 marbles now.\n\n**Final Answer:** $\\boxed{36}$"
+
+    graded = grade("63", output, "Leo had 27 marbles and won 36 more. How many does he have?")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "gold_stated_elsewhere" in reasons(graded)
+
+
+def test_a_factor_in_the_concluding_sentence_is_not_its_value():
+    output = "Prices rose 5% in all.\nSo the new price is 80 × 1.05 = 84 dollars.\n#### 84"
+
+    assert not grade("80", output).needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "problem"),
+    [
+        ("10", "-1", "What is the remainder when $10!$ is divided by 11? Hmm, find it."),
+        ("4", "11", "Find an integer $x$ such that $2x \\equiv 1 \\pmod{7}$."),
+    ],
+)
+def test_another_representative_of_the_gold_residue_is_flagged(gold, answer, problem):
+    graded = grade(gold, f"So the answer is $\\boxed{{{answer}}}$.", problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "same_residue" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "problem"),
+    [
+        ("3", "10", "What is the remainder when 52 is divided by 7?"),
+        ("23", "83", "Find $x$ with $x \\equiv 2 \\pmod 3$, $x \\equiv 3 \\pmod 5$, $x < 30$."),
+    ],
+)
+def test_an_unreduced_remainder_or_one_of_several_moduli_is_simply_wrong(gold, answer, problem):
+    graded = grade(gold, f"So the answer is $\\boxed{{{answer}}}$.", problem)
+
+    assert "same_residue" not in reasons(graded)
+
+
+def test_a_sum_left_unworked_for_a_number_is_flagged():
+    graded = grade("58", "She buys 6 packs of 11 and uses 8, so the answer is 6 × 11 − 8.")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert "form_differs" in reasons(graded)
+
+
+def test_a_fraction_is_a_number_not_a_sum_left_unworked():
+    assert not grade("\\frac{3}{8}", "The probability is $\\boxed{3/8}$.").needs_review
+
+
+def test_a_point_with_a_plus_or_minus_sign_is_both_points():
+    gold = "(0, \\pm 3)"
+
+    assert grade(gold, "The vertices are $(0, 3)$ and $(0, -3)$.").auto_verdict is Verdict.CORRECT
+    assert grade(gold, "The vertex is $(0, 3)$.").auto_verdict is Verdict.INCORRECT
+
+
+def test_a_right_angle_in_words_is_ninety_degrees():
+    output = "The slopes multiply to $-1$, so the lines meet at a right angle."
+
+    assert grade("90", output).auto_verdict is Verdict.CORRECT
+    assert grade("60", output).auto_verdict is Verdict.INCORRECT
+
+
+def test_a_percent_increase_for_a_growth_factor_is_flagged():
+    problem = "The side of a cube is tripled. By what factor does its volume increase?"
+    graded = grade("27", "The volume grows by $\\boxed{2600\\%}$.", problem)
+
+    assert "unit_mismatch" in reasons(graded)
+
+
+def test_a_polar_answer_where_the_rectangular_form_is_asked_is_flagged():
+    problem = "Compute $(2\\operatorname{cis} 10^\\circ)(2\\operatorname{cis} 20^\\circ)$ in rectangular form."
+    graded = grade("2\\sqrt{3}+2i", "$\\boxed{4\\operatorname{cis} 30^\\circ}$", problem)
+
+    assert "form_requested" in reasons(graded)
+
+
+def test_one_polar_notation_for_another_is_no_change_of_form():
+    problem = "Write $-3 + 3i$ in polar form."
+    gold = "3\\sqrt{2}\\left(\\cos\\frac{3\\pi}{4} + i\\sin\\frac{3\\pi}{4}\\right)"
+    graded = grade(gold, "$\\boxed{3\\sqrt{2}\\operatorname{cis}\\frac{3\\pi}{4}}$", problem)
+
+    assert "form_requested" not in reasons(graded)
+
+
+OPTIONS = "Which shape is the graph of $x^2 + y^2 = 9$?\n(A) Line\n(B) Circle\n(C) Parabola\n(D) Hyperbola"
+
+
+def test_a_letter_boxed_with_the_text_of_another_option_is_flagged():
+    graded = grade("B", "It is a circle of radius 3. $\\boxed{\\text{(C) Circle}}$", OPTIONS)
+
+    assert "letter_value_mismatch" in reasons(graded)
+
+
+def test_a_letter_after_a_result_with_its_unit_that_names_another_option_is_flagged():
+    problem = "Pipes fill a tank in 12 hours; twice as many pipes take how long?\n(A) 4 (B) 6 (C) 8 (D) 24"
+    output = "The work is 12 pipe-hours per pipe, so it takes 12 / 2 = 6 hours. The answer is (C)."
+
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem))
+
+
+def test_an_option_named_in_the_working_and_another_boxed_is_flagged():
+    output = "The graph is a circle, which is option (B).\n\n$\\boxed{D}$"
+
+    assert "multiple_answers" in reasons(grade("B", output, OPTIONS))
+
+
+def test_a_no_whose_explanation_restates_a_question_with_decimals_contradicts_itself():
+    problem = "Is $0.5$ (one half, written as a decimal) equal to $\\frac{2}{4}$? Answer YES or NO."
+    output = "NO. Since 2/4 reduces to 1/2, we see that 0.5 is indeed equal to 2/4."
+
+    assert "contradicts_itself" in reasons(grade("YES", output, problem))
+
+
+def test_the_bold_value_of_a_closing_sentence_is_its_answer():
+    output = "## Final Answer\nThe school needs to order a total of **$1,250** worth of books."
+
+    graded = grade("1250", output)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+def test_a_bold_value_with_another_offered_beside_it_stays_a_hedge():
+    output = "## Final Answer\nThe fare comes to **$18** (or $22 if the toll road is taken)."
+
+    assert "hedged" in reasons(grade("18", output))
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        '```json\n{\n  "apples": 12,\n  "pears": 19,\n  "answer": 31\n}\n```',
+        "```python\nprint(12 + 19)\n```\nOutput:\n```\n31\n```",
+        '{"reasoning": "12 + 19", "final_answer": "31"}',
+    ],
+)
+def test_an_answer_in_a_code_block_or_a_json_field_is_read(output):
+    graded = grade("31", output)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+# Held-out sets AQ to AT (docs/grading.md, "Round five").
+
+
+def test_the_last_sentence_of_a_verification_line_is_not_the_answer():
+    output = (
+        "Together they print 40 + 60 = 100 pages a minute.\nIt will take them 2,400 ÷ 100 = 24 minutes.\n\n"
+        "Verification: the first printer prints 40 × 24 = 960 pages and the second 60 × 24 = "
+        "1,440, and 960 + 1,440 = 2,400 ✓. The second printer's share is 1,440."
+    )
+
+    assert grade("24", output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_labelled_line_states_the_value_its_concluding_clause_gives():
+    output = "Total cost: 3 × 12 = 36 dollars for the shirts, so the bill comes to $41."
+
+    assert grade("41", output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_coefficient_before_the_unknown_is_not_its_value():
+    output = "$4x + 1 = x + 19 \\Rightarrow 3x = 18 \\Rightarrow x = 6$."
+
+    assert grade("6", output, "Solve $4x + 1 = x + 19$ for $x$.").auto_verdict is Verdict.CORRECT
+
+
+def test_a_letter_names_its_option_where_the_gold_is_the_options_text():
+    problem = "A triangle has sides 8, 15 and 17. It is\n(A) Acute\n(B) Right\n(C) Obtuse"
+
+    assert grade("Right", "$8^2 + 15^2 = 289 = 17^2$.\n\n**B**", problem).auto_verdict is (
+        Verdict.CORRECT
+    )
+    assert grade("Acute", "**B**", problem).auto_verdict is Verdict.INCORRECT
+
+
+def test_a_letter_with_another_offered_in_brackets_is_a_hedge():
+    problem = "What is the acceleration at the top?\n(A) 0\n(B) 9.8 m/s² down\n(C) 9.8 m/s² up"
+    output = "The answer is A (or B if air resistance is ignored)."
+
+    assert "hedged" in reasons(grade("B", output, problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("57", "Running total: 40 + 17 = 57 points.\n\n**Final Answer**\n\\boxed{75}"),
+        (
+            "-1, \\frac{1}{3}, 2",
+            "So the roots are $-1$, $\\frac{1}{3}$, and $2$.\n\n$$\\boxed{2}$$",
+        ),
+        (
+            "9",
+            "Since $(x - 2)^2 \\ge 0$, the least value of $g$ is 9, reached at $x = 2$.\n\n$$\\boxed{x = 2}$$",
+        ),
+    ],
+)
+def test_the_gold_stated_on_the_line_before_a_different_final_answer_is_flagged(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "gold_stated_elsewhere" in reasons(graded)
+
+
+def test_a_restatement_after_the_box_that_differs_from_it_is_flagged():
+    output = "The quadratic is negative between its roots, so\n\n$$\\boxed{(1, 4)}$$\n\nThat is, the solution set is $1 \\le x \\le 4$."
+
+    assert "multiple_answers" in reasons(grade("(1,4)", output))
+
+
+def test_a_conversion_after_the_answer_is_no_restatement():
+    output = "6 × 250 = 1500 grams.\nThe answer is 1500 g. That is about 3.3 pounds of flour."
+
+    assert not grade("1500", output).needs_review
+
+
+def test_a_true_to_a_claim_about_every_case_that_holds_only_sometimes_contradicts_itself():
+    problem = "True or False: $|x| = x$ for every real number $x$."
+    output = "True. The absolute value keeps a number's size, and $|x| = x$ only when $x \\ge 0$."
+
+    assert "contradicts_itself" in reasons(grade("False", output, problem))
+
+
+def test_if_and_only_if_is_no_exception_to_a_claim_about_every_case():
+    problem = "Is every bounded monotone sequence convergent? Answer YES or NO."
+    output = "A monotone sequence converges if and only if it is bounded.\n\nAnswer: YES"
+
+    assert not grade("YES", output, problem).needs_review
