@@ -114,7 +114,9 @@ _TRAILING_WORDS = re.compile(
 _SI_LETTERS = frozenset("JNWVACTM")
 # A one-letter unit after a number, then words: "1.5 m long", "3 s later".
 _UNIT_THEN_WORDS = re.compile(r"(?<=\d)\s+([A-Za-z])(?:\s+[A-Za-z]{2,}){1,3}\s*$")
-_CURRENCY = re.compile(r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|€|£|¥|USD|EUR")
+_CURRENCY = re.compile(
+    r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|(?:\\[ ,;]|~)?\s*(?:€|£|¥)|USD|EUR"
+)
 # Words in any script; runs of CJK characters are words without spaces.
 _PROSE_WORDS = re.compile(r"[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})+|[\u3040-\u30ff\u4e00-\u9fff]{3,}")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
@@ -128,8 +130,13 @@ _SENTENCE_WORDS = 4
 _OFFERS_ANOTHER = re.compile(r"\b(?:or|either|oder|ou)\b", re.IGNORECASE)
 # "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:(?:[  \u202f]|\\,|\\ )\d{3})+(?![\d.]\d)")
+# "1 h 15 min", "3 Stunden und 35 Minuten", "2 horas y 30 minutos", "1時間20分", "2小时15分钟".
+_HOURS = r"h|hours?|hrs?|stunden?|std\.?|horas?|heures?|ore|ora|часа?|часов|ч|時間|小时|小時|시간"
+_MINUTES = r"min|minutes?|minuten?|minutos?|minuti|минут[аы]?|мин|分钟|分鐘|分|분"
+_SECONDS = r"s|sec|seconds?|sekunden?|segundos?|secondes?|secondi|секунд[аы]?|сек|秒|초"
 _COMPOUND_TIME = re.compile(
-    r"(\d+)\s*(h|hours?|hrs?|min|minutes?)\b\s*(?:and\s*)?(\d+)\s*(min|minutes?|s|sec|seconds?)\b",
+    rf"(\d+)\s*({_HOURS}|{_MINUTES})(?![A-Za-zА-Яа-яäöüé])\s*,?\s*(?:(?:and|und|y|e|et|и)\s+)?"
+    rf"(\d+)\s*({_MINUTES}|{_SECONDS})(?![A-Za-zА-Яа-яäöüé])",
     re.IGNORECASE,
 )
 # ", or about $13.33" after an answer, unless a rate follows ("or about $0.67 a pen").
@@ -149,7 +156,12 @@ _LEADING_COUNT = re.compile(
 )
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
 _OPENS_SPAN = re.compile(r"(?<!\\)\$|\\[(\[]")
-_CJK_COPULA = re.compile(r"[是为為]|(?<=[\u3040-\u30ff\u4e00-\u9fff])は")
+# Copulas of Chinese and Japanese, and of the European languages whose "is" and "are" the
+# sentence patterns do not read ("1250 g sind 1,250 kg", "el total es 45").
+_CJK_COPULA = re.compile(
+    r"[是为為]|(?<=[\u3040-\u30ff\u4e00-\u9fff])は|\s(?:sind|ist|son|es|sont|est|são|é"
+    r"|beträgt|ergibt|cuestan?|custam?|coûtent?|составляет|равн[оаы])\s"
+)
 _CJK_UNIT = re.compile(r"(?<=[\d}])\s*([\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{1,4})$")
 _OR_NUMBER = re.compile(
     r"(?:,\s*|\s)(?:or|ou|oder|o|или|또는|หรือ|或者?)\s+(?:maybe\s+|possibly\s+|perhaps\s+)?(-?\d+(?:\.\d+)?)\b"
@@ -164,6 +176,13 @@ _PERCENT_WORD = re.compile(
     r"per\s?cent|percentage points?|pour\s?cent|por\s?ciento|por\s?cento|prozent|процент(?:а|ов)?",
     re.IGNORECASE,
 )
+# A remark in brackets after the answer, in words ("(only n = 3)", "（税込みでは1814円）"), and
+# the number before it that makes it a remark on an answer.
+_ASIDE_IN_BRACKETS = re.compile(
+    r"\s*[(（](?=(?:\\[()]|[^()（）])*(?:(?<![\\A-Za-z])[A-Za-z]{3,}|[\u3040-\u30ff\u4e00-\u9fff]))"
+    r"((?:\\[()]|[^()（）]){2,120})[)）]\s*[.。]?\s*$"
+)
+_NUMBER_BEFORE = re.compile(r"\d")
 # "x = 2 (or x = 0)": a second answer offered in parentheses, as an afterthought.
 _PARENTHESISED_ALTERNATIVE = re.compile(
     r"\s*\(\s*(?:or|ou|oder|o|或者?)\s+((?:\\[()]|[^()]){1,80})\)\s*[.。]?\s*$", re.IGNORECASE
@@ -256,6 +275,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
             alternatives=(first.expression, other.expression),
             afterthought=True,
         )
+    aside = _ASIDE_IN_BRACKETS.search(text) if "(" in text or "（" in text else None
+    if aside is not None and _NUMBER_BEFORE.search(text, 0, aside.start()):
+        text = text[: aside.start()]  # "1 (only n = 3)", "1680円（税込みでは1814円）"
     text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
     text = foreign_number_word(_strip_wrappers(text))
     # "about 10 of them": said before the sentence is reduced to its number
@@ -415,9 +437,12 @@ _TIME_OF_DAY = re.compile(
 
 
 def _keep_math_of_prose(text: str) -> str:
-    """In a sentence, the mathematics it states: its one math span, or its one number."""
-    if not _PROSE_WORDS.search(_LATEX_COMMAND.sub(" ", _MATH_SPAN.sub(" ", text))):
+    """In a sentence, the mathematics it states: its one math span, or its one number; a
+    quantity in two units ("3 Stunden und 35 Minuten") is left whole for its own reading."""
+    if _COMPOUND_TIME.search(text):
         return text
+    if not _PROSE_WORDS.search(_LATEX_COMMAND.sub(" ", _MATH_SPAN.sub(" ", text))):
+        return _last_copula(text) or text  # "1250 g sind 1,250 kg": a copula between values
     spans = _span_contents(text)
     # One math span is the statement; "$5 and $7" are amounts, but a span holding LaTeX
     # ("$1\\frac{1}{2}$ cups") is mathematics even where it opens like an amount.
@@ -462,8 +487,8 @@ def _keep_math_of_prose(text: str) -> str:
 
 
 def _last_copula(text: str) -> str:
-    """In a Chinese, Japanese or Korean sentence, what its last copula (是, 为, は) states,
-    when that holds a number."""
+    """What a sentence's last copula (是, 为, は; "sind", "es", "est") states, when that
+    holds a number."""
     found = None
     for found in _CJK_COPULA.finditer(text):  # noqa: B007 - the loop keeps the last match
         pass

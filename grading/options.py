@@ -75,13 +75,21 @@ def offers_several(answer: str) -> bool:
     """True when an answer opens with two options joined as alternatives: "(A) or (C)",
     "either (A) or (B)", "B and D", "B: 12 or D: 24", "A (or B if …)"; not "D, it cannot be A
     or B"."""
-    return _ALTERNATIVE_LETTERS.match(answer) is not None
+    return _ALTERNATIVE_LETTERS.match(_TEXT_WORD.sub(r" \1 ", answer)) is not None
 
 
 def strip_letter(answer: str) -> str:
-    """The answer without its option label: "(C) 70°" and "\\text{(C) 70°}" are "70°"."""
-    answer = _TEXT_WRAPPER.sub(r"\1", answer)
-    return re.sub(r"^\s*\(?[A-Ea-e]\)?\s*[:.)]?\s*", "", answer, count=1).strip()
+    """The answer without its option label: "(C) 70°", "\\text{(C) 70°}" and
+    "\\(\\textbf{(C)}\\ 70°\\)" are "70°"."""
+    answer = _TEXT_WRAPPER.sub(r"\1", _MATH_DELIMITERS.sub("", answer))
+    return _LETTER_LABEL.sub("", answer, count=1).strip()
 
 
+_MATH_DELIMITERS = re.compile(r"^\s*(?:\\\(|\$)\s*|\s*(?:\\\)|\$)\s*$")
 _TEXT_WRAPPER = re.compile(r"^\s*\\(?:text|textbf|mathrm|mathbf)\s*\{(.*)\}\s*$")
+# An option's label at the start of an answer: "(C) ", "C: ", "\\textbf{(C)}\\ " (AMC's).
+_LETTER_LABEL = re.compile(
+    r"^\s*(?:\\text(?:bf)?\s*\{\s*)?\(?[A-Ea-e]\)?(?:\s*\})?\s*(?:\\ )?\s*[:.)]?\s*"
+)
+# "A \\text{ or } B": a word set in LaTeX text.
+_TEXT_WORD = re.compile(r"\\text\s*\{\s*(or|and|oder|ou|et)\s*\}")

@@ -42,7 +42,9 @@ _DIGRESSION = re.compile(
     r"|note that|p\.?s\.?"
     r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
     r"|if you(?:['’]d| would)? (?:like|want|prefer|need)|i can also|would you like|shall i"
-    r"|to (?:check|verify)|double[- ]check(?:ing)?|sanity check)\b",
+    r"|to (?:check|verify)|double[- ]check(?:ing)?|sanity check"
+    r"|comprobaci[óo]n|verificaci[óo]n|v[ée]rification|[üu]berpr[üu]fung|probe|kontrolle"
+    r"|verifica[çc][ãa]o|prova|проверка|確認|检验|验证|검산|확인)\b",
     re.IGNORECASE,
 )
 
@@ -66,7 +68,10 @@ PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 # colon between digits is part of a time or a ratio, "4:30", "7:32").
 _VERB = re.compile(
     r"\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
-    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|(?<!\d):|:(?!\d)|：|是|为",
+    r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|\bsind\b|\bson\b|\bsont\b|\bsão\b"
+    r"|\bbeträgt\b|\bergibt\b|\bcuestan?\b|\bcustam?\b|\bcoûtent?\b|\bсоставляет\b"
+    r"|\bравн[оаы]\b"
+    r"|(?<!\d):|:(?!\d)|：|是|为",
     re.IGNORECASE,
 )
 

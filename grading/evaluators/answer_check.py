@@ -19,7 +19,7 @@ from dataclasses import replace
 from grading import options
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, is_sentence, read_answer
-from grading.candidates import BOXED, Candidates, hedges
+from grading.candidates import BOXED, Candidate, Candidates, hedges, sentence_of
 from grading.equivalence.check import (
     Comparison,
     compare_values,
@@ -96,6 +96,26 @@ class AnswerCheck:
 
 
 _LONE_OPTION_LETTER = re.compile(r"\(?([A-E])\)?")
+_SOLUTION_SET_NAME = re.compile(r"^\s*\\mathbb\s*\{?L\}?\s*=\s*")  # Lösungsmenge
+_PERCENT_SIGN = re.compile(r"\s*\\?%\s*$")
+_NEGATIVE_GOLD = re.compile(r"\s*-\s*\d+(?:\.\d+)?\s*(?:\\?%)?\s*")
+_DECREASE = re.compile(
+    r"\b(?:decrease[ds]?|fell|falls?|dropp?e?d?|declined?|lost|down by|reduc(?:ed|tion)"
+    r"|gesunken|gefallen|disminuy[óo]|baj[óo]|diminu[ée]|baiss[ée])\b",
+    re.IGNORECASE,
+)
+
+
+def _told_as_a_decrease(gold: str, stated: StatedAnswer, output: str, final: Candidate) -> bool:
+    """ "The price decreased by 16%" where the gold is the change, -16: the sign is in words."""
+    return (
+        _NEGATIVE_GOLD.fullmatch(gold) is not None
+        and not stated.expression.lstrip().startswith("-")
+        and _DECREASE.search(sentence_of(output, final)) is not None
+    )
+
+
+_TWO_NUMBERS = re.compile(r"\d\D+\d")
 
 
 def _named_option_text(answer: str, problem: str) -> str:
@@ -123,6 +143,12 @@ def _grade_math(
     named = _named_option_text(stated.expression, sample.problem)
     if named:  # "**B**" where the gold is the text of option B ("Right")
         stated = replace(stated, expression=named)
+    compared_gold = gold
+    compound_gold = read_answer(gold) if _TWO_NUMBERS.search(gold) else None
+    if compound_gold is not None and compound_gold.compound and stated.compound:
+        # "3 h 35 min" against "3 Stunden und 35 Minuten": both read in hours
+        compared_gold = compound_gold.expression
+        stated = replace(stated, compound=False)
     shown = {
         "extracted": stated.expression,
         "extracted_latex": stated.expression,
@@ -141,13 +167,22 @@ def _grade_math(
     if _NONE.fullmatch(stated.expression) and _COUNT_ASKED.search(sample.problem[-300:]):
         stated = replace(stated, expression="0")  # "none" answers "How many …?"
     commas = stated.expression.replace("{,}", ",")  # "-1{,}5": LaTeX's decimal comma
-    if _COMMA_DECIMAL.fullmatch(commas) and (
+    result = commas.rpartition("=")[2].strip()
+    semicolons = ";" in commas and "," in commas
+    if (_COMMA_DECIMAL.fullmatch(result) or semicolons) and (
         forms.comma_convention(f"{sample.problem} {sample.output}") == "decimal"
-    ):  # "3,33" in a German text is 3.33
-        stated = replace(stated, expression=commas.replace(",", "."))
+    ):
+        # "3,33" in German, "2,5 × 3 = 7,5" in Spanish: its result; "\\mathbb{L} =
+        # \\{2{,}5;\\ 3\\}": values listed with semicolons, decimal commas
+        decimal = result if _COMMA_DECIMAL.fullmatch(result) else _SOLUTION_SET_NAME.sub("", commas)
+        stated = replace(stated, expression=decimal.replace(",", ".").replace(";", ","))
     if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
-    comparison = _compare(gold, stated)
+    comparison = _compare(compared_gold, stated)
+    if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
+        # "-16\\%" fails where "16\\%" passes, so the sign goes on the number alone
+        negated = f"-{_PERCENT_SIGN.sub('', stated.expression)}"
+        comparison = _compare(compared_gold, replace(stated, expression=negated))
     if (
         kind is AnswerType.TEXT
         and not comparison.equal
@@ -217,7 +252,9 @@ _WORDS_ONLY = re.compile(r"[^\W\d_]{2,}(?:[ '-][^\W\d_]+)*")
 _JOINS_OR_DENIES = frozenset("and or nor but not no never neither".split())
 # Words an answer names its subject with, whatever the question's words: "the limit does not
 # exist" for the gold "does not exist".
-_SUBJECTS = frozenset("answer limit value result solution it this".split())
+_SUBJECTS = frozenset(
+    "answer limit value result solution it this integral series sequence sum function".split()
+)
 
 
 def _names_the_gold(gold: str, expression: str, problem: str) -> bool:

@@ -23,19 +23,19 @@ DATA_FLOORS = {
     "heldout_realistic_A.jsonl": (1, 28),
     "heldout_realistic_B.jsonl": (1, 28),
     "heldout_realistic_C.jsonl": (0, 25),
-    "heldout_realistic_D.jsonl": (0, 27),
+    "heldout_realistic_D.jsonl": (0, 28),
     "heldout_peer_E.jsonl": (1, 27),
     "peer_mario_eval.jsonl": (2, 13),
     # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9, 12, 8 and 3 silent
     # errors on arrival.
     "heldout_realistic_F.jsonl": (5, 46),
-    "heldout_realistic_G.jsonl": (4, 34),
+    "heldout_realistic_G.jsonl": (4, 33),
     "heldout_peer_H.jsonl": (1, 33),
     "heldout_mixed_J.jsonl": (1, 46),
     "heldout_realistic_I.jsonl": (2, 30),
     "heldout_realistic_K.jsonl": (3, 43),
     "heldout_realistic_L.jsonl": (6, 47),
-    "heldout_realistic_M.jsonl": (1, 38),
+    "heldout_realistic_M.jsonl": (1, 37),
     "heldout_peer_N.jsonl": (2, 24),
     # The fifth pass: 17 and 12 silent errors on arrival.
     "heldout_realistic_O.jsonl": (3, 44),
@@ -47,7 +47,7 @@ DATA_FLOORS = {
     "heldout_realistic_S.jsonl": (3, 37),
     # Written after S: 5 and 13 silent errors on arrival.
     "heldout_realistic_T.jsonl": (4, 39),
-    "heldout_mixed_U.jsonl": (4, 42),
+    "heldout_mixed_U.jsonl": (4, 40),
     # Written after T and U: 9 and 5 silent errors on arrival.
     "heldout_realistic_V.jsonl": (4, 31),
     "heldout_mixed_W.jsonl": (2, 35),
@@ -60,15 +60,15 @@ DATA_FLOORS = {
     "heldout_realistic_AC.jsonl": (6, 35),
     "heldout_mixed_AD.jsonl": (3, 50),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
-    "heldout_realistic_AE.jsonl": (3, 37),
-    "heldout_realistic_AF.jsonl": (2, 31),
-    "heldout_mixed_AG.jsonl": (4, 46),
-    "heldout_mixed_AH.jsonl": (6, 48),
+    "heldout_realistic_AE.jsonl": (3, 36),
+    "heldout_realistic_AF.jsonl": (1, 32),
+    "heldout_mixed_AG.jsonl": (4, 45),
+    "heldout_mixed_AH.jsonl": (5, 48),
     # Written after AE to AH: 11, 4, 2 and 7 silent errors on arrival (AK with 84 of 160 rows
     # flagged, most by a Markdown heading read as a GSM8K answer line).
     "heldout_realistic_AI.jsonl": (4, 32),
     "heldout_mixed_AJ.jsonl": (0, 35),
-    "heldout_realistic_AK.jsonl": (3, 47),
+    "heldout_realistic_AK.jsonl": (3, 45),
     "heldout_mixed_AL.jsonl": (4, 45),
     # Written after AI to AL: 10, 7, 6 and 5 silent errors on arrival (AN and AP with base
     # models' invented turns after the answer).
@@ -79,8 +79,14 @@ DATA_FLOORS = {
     # Written after AM to AP: 9, 4, 2 and 11 silent errors on arrival.
     "heldout_realistic_AQ.jsonl": (6, 36),
     "heldout_mixed_AR.jsonl": (3, 56),
-    "heldout_realistic_AS.jsonl": (0, 46),
+    "heldout_realistic_AS.jsonl": (0, 45),
     "heldout_mixed_AT.jsonl": (7, 49),
+    # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
+    # languages, with 45% of its rows flagged).
+    "heldout_realistic_AU.jsonl": (10, 35),
+    "heldout_mixed_AV.jsonl": (3, 74),
+    "heldout_realistic_AW.jsonl": (0, 39),
+    "heldout_mixed_AX.jsonl": (6, 46),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -1627,3 +1627,93 @@ def test_if_and_only_if_is_no_exception_to_a_claim_about_every_case():
     output = "A monotone sequence converges if and only if it is bounded.\n\nAnswer: YES"
 
     assert not grade("YES", output, problem).needs_review
+
+
+# Held-out sets AU to AX (docs/grading.md, "Round six").
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("2 h 40 min", "Die Reise dauert **2 Stunden und 40 Minuten**.", True),
+        ("2時間40分", "答え：2時間40分", True),
+        ("2時間40分", "答え：2時間45分", False),
+        ("2.5", "El viaje dura 2 horas y 30 minutos.", True),
+    ],
+)
+def test_a_duration_in_hours_and_minutes_is_read_in_any_language(gold, output, correct):
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+def test_minutes_alone_for_hours_and_minutes_stay_a_change_of_unit():
+    problem = "How long is the film? Give your answer in hours and minutes."
+
+    assert "unit_mismatch" in reasons(grade("2 h 40 min", "The film lasts 160 minutes.", problem))
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Answer: **3** (only \\(k = 2\\)).",
+        "答え：1500円（送料込みでは2000円）",
+    ],
+)
+def test_a_remark_in_brackets_after_the_answer_is_not_part_of_it(output):
+    gold = "3" if output.startswith("Answer") else "1500"
+
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        (
+            "7.5",
+            "Ganancia diaria: 2,5 × 3 = 7,5 €.\n\nComprobación: en 4 días serían 4 × 7,5 = 30 €.",
+        ),
+        ("2.4", "Also: 2400 g sind 2,4 kg."),
+        ("48", "Der Flächeninhalt beträgt 48 cm²."),
+        ("12.30", "Por lo tanto, el total es $\\boxed{12{,}30\\ €}$."),
+    ],
+)
+def test_checks_verbs_and_amounts_of_other_languages_are_read(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_decrease_in_words_gives_the_sign_of_a_change():
+    problem = "A town's population went from 2,000 to 1,700. What was the percent change?"
+    output = "The change is 300 / 2000 = 15%.\n\nThe population decreased by 15%."
+
+    assert grade("-15", output, problem).auto_verdict is Verdict.CORRECT
+    assert grade("15", output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_values_listed_with_semicolons_in_a_decimal_comma_language_are_a_set():
+    output = (
+        "Die Lösungen sind $x = 1{,}5$ und $x = 4$.\n\n$$\\boxed{\\mathbb{L} = \\{1{,}5;\\ 4\\}}$$"
+    )
+
+    assert grade("\\frac{3}{2}, 4", output).auto_verdict is Verdict.CORRECT
+
+
+def test_an_amc_letter_in_bold_with_another_options_value_is_flagged():
+    problem = "How many divisors does 12 have?\n\n$\\textbf{(A)}\\ 4 \\qquad \\textbf{(B)}\\ 6 \\qquad \\textbf{(C)}\\ 8$"
+    output = "Since $12 = 2^2 \\cdot 3$, it has $3 \\cdot 2 = 6$ divisors.\n\nThe answer is \\(\\textbf{(C)}\\ 6\\)."
+
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem))
+
+
+def test_two_letters_joined_in_latex_text_are_a_hedge():
+    problem = "The series converges\n(A) absolutely (B) conditionally (C) not at all"
+
+    assert "hedged" in reasons(
+        grade("B", "The final answer is: $\\boxed{A \\text{ or } B}$", problem)
+    )
+
+
+def test_a_text_gold_stated_of_the_integral_is_the_gold():
+    problem = "Evaluate $\\int_1^\\infty \\frac{dx}{x}$ or state that it diverges."
+
+    assert grade("\\text{diverges}", "**The integral diverges.**", problem).auto_verdict is (
+        Verdict.CORRECT
+    )
