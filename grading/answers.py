@@ -158,7 +158,7 @@ _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$(?!\s*\d)")
 _OPENS_SPAN = re.compile(r"(?<!\\)\$|\\[(\[]")
 # Copulas of Chinese and Japanese, and of the European languages whose "is" and "are" the
 # sentence patterns do not read ("1250 g sind 1,250 kg", "el total es 45").
-_CJK_COPULA = re.compile(
+_COPULA = re.compile(
     r"[是为為]|(?<=[\u3040-\u30ff\u4e00-\u9fff])は|\s(?:sind|ist|son|es|sont|est|são|é"
     r"|beträgt|ergibt|cuestan?|custam?|coûtent?|составляет|равн[оаы])\s"
 )
@@ -490,7 +490,7 @@ def _last_copula(text: str) -> str:
     """What a sentence's last copula (是, 为, は; "sind", "es", "est") states, when that
     holds a number."""
     found = None
-    for found in _CJK_COPULA.finditer(text):  # noqa: B007 - the loop keeps the last match
+    for found in _COPULA.finditer(text):  # noqa: B007 - the loop keeps the last match
         pass
     rest = text[found.end() :].strip() if found else ""
     return rest if rest[:1].isdigit() or rest[:2].lstrip("-").isdigit() else ""

@@ -87,9 +87,9 @@ def strip_letter(answer: str) -> str:
 
 _MATH_DELIMITERS = re.compile(r"^\s*(?:\\\(|\$)\s*|\s*(?:\\\)|\$)\s*$")
 _TEXT_WRAPPER = re.compile(r"^\s*\\(?:text|textbf|mathrm|mathbf)\s*\{(.*)\}\s*$")
-# An option's label at the start of an answer: "(C) ", "C: ", "\\textbf{(C)}\\ " (AMC's).
+# An option's label at the start of an answer: "(C) ", "C: ", "\textbf{(C)}\ " (AMC's).
 _LETTER_LABEL = re.compile(
     r"^\s*(?:\\text(?:bf)?\s*\{\s*)?\(?[A-Ea-e]\)?(?:\s*\})?\s*(?:\\ )?\s*[:.)]?\s*"
 )
-# "A \\text{ or } B": a word set in LaTeX text.
+# "A \text{ or } B": a word set in LaTeX text.
 _TEXT_WORD = re.compile(r"\\text\s*\{\s*(or|and|oder|ou|et)\s*\}")

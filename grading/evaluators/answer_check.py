@@ -96,6 +96,7 @@ class AnswerCheck:
 
 
 _LONE_OPTION_LETTER = re.compile(r"\(?([A-E])\)?")
+_TWO_NUMBERS = re.compile(r"\d\D+\d")  # what a duration in two units has, "3 h 35 min"
 _SOLUTION_SET_NAME = re.compile(r"^\s*\\mathbb\s*\{?L\}?\s*=\s*")  # Lösungsmenge
 _PERCENT_SIGN = re.compile(r"\s*\\?%\s*$")
 _NEGATIVE_GOLD = re.compile(r"\s*-\s*\d+(?:\.\d+)?\s*(?:\\?%)?\s*")
@@ -113,9 +114,6 @@ def _told_as_a_decrease(gold: str, stated: StatedAnswer, output: str, final: Can
         and not stated.expression.lstrip().startswith("-")
         and _DECREASE.search(sentence_of(output, final)) is not None
     )
-
-
-_TWO_NUMBERS = re.compile(r"\d\D+\d")
 
 
 def _named_option_text(answer: str, problem: str) -> str:
@@ -172,15 +170,15 @@ def _grade_math(
     if (_COMMA_DECIMAL.fullmatch(result) or semicolons) and (
         forms.comma_convention(f"{sample.problem} {sample.output}") == "decimal"
     ):
-        # "3,33" in German, "2,5 × 3 = 7,5" in Spanish: its result; "\\mathbb{L} =
-        # \\{2{,}5;\\ 3\\}": values listed with semicolons, decimal commas
+        # "3,33" in German, "2,5 × 3 = 7,5" in Spanish: its result; "\mathbb{L} =
+        # \{2{,}5;\ 3\}": values listed with semicolons, decimal commas
         decimal = result if _COMMA_DECIMAL.fullmatch(result) else _SOLUTION_SET_NAME.sub("", commas)
         stated = replace(stated, expression=decimal.replace(",", ".").replace(";", ","))
     if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(compared_gold, stated)
     if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
-        # "-16\\%" fails where "16\\%" passes, so the sign goes on the number alone
+        # "-16\%" fails where "16\%" passes, so the sign goes on the number alone
         negated = f"-{_PERCENT_SIGN.sub('', stated.expression)}"
         comparison = _compare(compared_gold, replace(stated, expression=negated))
     if (
