@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
+from grading.candidates.cues import BOLD_VALUE
 from grading.equivalence.rewrite import (
     angle_words,
     chinese_numerals,
@@ -124,8 +125,7 @@ _UNIT_LIST = re.compile(
     r"\s*-?\d[\d.]*\s*[A-Za-z]{2,12}(?:\s*(?:,|and)\s*-?\d[\d.]*\s*[A-Za-z]{2,12})+\s*"
 )
 _WORD = re.compile(r"[A-Za-z]+")
-# A value set in bold inside a sentence, and how many words make the rest a sentence.
-_BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
+# How many words outside a bold value make the rest a sentence.
 _SENTENCE_WORDS = 4
 _OFFERS_ANOTHER = re.compile(r"\b(?:or|either|oder|ou)\b", re.IGNORECASE)
 # "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
@@ -259,8 +259,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it; ``boxed`` says
     ``raw`` is a box's content, so all of it is mathematics ("4!" is a factorial)."""
     text = raw.strip()[:MAX_ANSWER_CHARS]
-    bold = _BOLD_VALUE.findall(text) if "**" in text else []
-    rest = _BOLD_VALUE.sub("", text) if len(bold) == 1 else ""
+    bold = BOLD_VALUE.findall(text) if "**" in text else []
+    rest = BOLD_VALUE.sub("", text) if len(bold) == 1 else ""
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
     text = scale_words(unicode_to_latex(text).replace("**", ""))

@@ -72,6 +72,8 @@ WEIGHTS = {
 
 
 BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+# A value set in bold inside a sentence: "So 12 pencils cost **$420**".
+BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
 
 
 FINAL_MARKER_PATTERN = re.compile(

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from grading.candidates.cues import (
     ANSWER_MARKER_PATTERN,
+    BOLD_VALUE,
     BOX,
     CONCLUSION,
     FINAL_MARKER_PATTERN,
@@ -76,7 +77,6 @@ _VERB = re.compile(
 )
 
 
-_BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
 # A verb followed by what it states ("is Carol", "are 12").
 _STATED_BY_VERB = re.compile(r"\b(?:is|are|was|were|equals?)\s+\S")
 _STATED_BY_VERB_OR_HAS = re.compile(r"\b(?:is|are|was|were|equals?|has|have|gets?|makes?)\s+\S")
@@ -467,7 +467,7 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         # A line of mathematics the output ends on ("Total = 48 = 8 \\times 6") states it.
         cue = CONCLUSION if conclusive or own_line else LAST_SENTENCE
         return Candidate(body.strip(), begin + body_start, cue) if body.strip() else None
-    bold = [m for m in _BOLD_VALUE.finditer(body) if "\x00" not in masked[m.start() : m.end()]]
+    bold = [m for m in BOLD_VALUE.finditer(body) if "\x00" not in masked[m.start() : m.end()]]
     if len(bold) == 1:  # "So 12 pencils cost **$420**": the sentence states what it bolds
         cue = CONCLUSION if conclusive else STATEMENT
         return Candidate(bold[0].group(1).strip(), begin + body_start + bold[0].start(), cue)
