@@ -68,8 +68,13 @@ _LEADING_WORD = re.compile(
     r"|than|except|only|about|approximately|roughly|around|nearly|almost)\b)[a-z]{2,}\s+){1,2}"
     r"(?=[-−(\[$\\\d√])"
 )
-# A sentence that opens on a name and its verb: "Pedro walked 2 1/3 miles".
-_NAME_AND_VERB = re.compile(r"^[A-Z][a-z]+\s+(?=[a-z]{2,}\s+[-−(\[$\\\d√])")
+# A sentence that opens on its subject, then one or two words of its verb: "Pedro walked 2 1/3
+# miles", "The factory produces 30,000 widgets", "You will need 7 1/2 cups".
+_NAME_AND_VERB = re.compile(
+    r"^(?:[A-Z][a-z]+|(?i:the|a|an|this|that|you|we|he|she|it|they|i)(?:\s+[a-z]+)?)\s+"
+    r"(?=(?:[a-z]{2,}\s+){1,2}[-−(\[$\\\d√])"
+)
+_WORDS_THEN_NUMBER = re.compile(r"[^\W\d_]{2,}\W+.*\d")
 _HEDGE_SPLIT = re.compile(
     r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|\bили\b|または|또는|หรือ|或者?)\s*",
     re.IGNORECASE,
@@ -183,6 +188,24 @@ _ASIDE_IN_BRACKETS = re.compile(
     r"((?:\\[()]|[^()（）]){2,120})[)）]\s*[.。]?\s*$"
 )
 _NUMBER_BEFORE = re.compile(r"\d")
+_BRACKETED_NUMBER = re.compile(r"\s*\(\s*(?:\\?\$)?\s*(\d+)\s*\)\s*\.?\s*$")
+# A range given as the answer: "380–400" (an en or em dash, not a minus), "about 380 to 400".
+_VALUE_RANGE = re.compile(
+    r"(?<![\d.,])(\d+(?:\.\d+)?)\s*[–—]\s*(\d+(?:\.\d+)?)(?![\d.])"
+    r"|\b(?:about|approximately|roughly|around)\s+\$?(\d+(?:\.\d+)?)\s+to\s+\$?"
+    r"(\d+(?:\.\d+)?)(?![\d.])"
+)
+# A count of a total: "3 out of 5", "1 in 6 chance".
+_ODDS = re.compile(
+    r"(?:\ban?\s+)?(?<![\d.,])(\d+)\s+(?:out\s+of|in)\s+(\d+)(?:\s+(?:chances?|odds)(?:\s+(?:of|that)\s[^\d]*)?)?\s*[.!]?\s*$"
+)
+# The period or count a value is for, after it: "in 2 weeks", "over 3 days", "after 3 years",
+# "an hour".
+_QUALIFIER = re.compile(
+    r"(?<=[\d%}A-Za-z])\s+(?:(?:in|over|for|during|within|after|across|every|each)\s+"
+    r"(?:\d[\d.,]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+[A-Za-z]{3,}"
+    r"|an?\s+[A-Za-z]{3,})\s*$"
+)
 # "x = 2 (or x = 0)": a second answer offered in parentheses, as an afterthought.
 _PARENTHESISED_ALTERNATIVE = re.compile(
     r"\s*\(\s*(?:or|ou|oder|o|或者?)\s+((?:\\[()]|[^()]){1,80})\)\s*[.。]?\s*$", re.IGNORECASE
@@ -263,6 +286,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     rest = BOLD_VALUE.sub("", text) if len(bold) == 1 else ""
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
+    value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
     text = scale_words(unicode_to_latex(text).replace("**", ""))
     text = _reals_except(text)
     afterthought = _PARENTHESISED_ALTERNATIVE.search(text) if "(" in text else None
@@ -280,6 +304,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         text = text[: aside.start()]  # "1 (only n = 3)", "1680円（税込みでは1814円）"
     text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
     text = foreign_number_word(_strip_wrappers(text))
+    odds = _ODDS.search(text) if " " in text else None
+    if odds is not None:  # "3 out of 5", "a 1 in 6 chance": a proportion
+        text = f"{text[: odds.start()]}\\frac{{{odds.group(1)}}}{{{odds.group(2)}}}"
     # "about 10 of them": said before the sentence is reduced to its number
     approximate = _LEADING_APPROX.match(text) is not None
     restated = _RESTATED.search(text) if "i.e." in text or ", " in text else None
@@ -291,18 +318,22 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         text = text[: offered.start()]
     if _PROSE_WORDS.search(text):  # "sixteen percent", "three-fourths", "十八人"
         text = chinese_numerals(number_words(fraction_words(angle_words(text))))
+    again = _BRACKETED_NUMBER.search(text) if "(" in text else None
+    if again is not None and again.group(1) in re.findall(r"\d+", text[: again.start()]):
+        text = text[: again.start()]  # "twenty-nine dollars ($29)": the number said twice
     text = _keep_math_of_prose(text)
     text = _CURRENCY.sub("", text).strip()
     clause = _CLAUSE.search(text)
     if clause and clause.start() > 0:
         text = text[: clause.start()]
+    qualifier = _QUALIFIER.search(text) if " " in text else None
+    if qualifier is not None and _NUMBER_BEFORE.search(text, 0, qualifier.start()):
+        text = text[: qualifier.start()]  # "690 in 2 weeks", "12 an hour"
     text = _TRAILING.sub("", _strip_wrappers(text))
     factorial = _MATH_FACTORIAL.search(raw) or (boxed and _BOXED_FACTORIAL.search(raw))
     if factorial and text[-1:].isdigit():
         text += "!"  # "$6!$" ends on a factorial, not on an exclamation mark
-    text = _ALL_SUCH.sub(
-        "", _LEADING_CJK.sub("", _LEADING_WORD.sub("", _NAME_AND_VERB.sub("", text)))
-    )
+    text = _ALL_SUCH.sub("", _LEADING_CJK.sub("", _LEADING_WORD.sub("", _without_subject(text))))
     leading_approx = _LEADING_APPROX.match(text)
     text = text[leading_approx.end() :] if leading_approx else text
     approximation = ""
@@ -320,6 +351,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if _PERCENT_WORD.fullmatch(units):  # "37.5 percent" is 37.5%
         text, units = f"{text}\\%", ""
     alternatives = _alternatives(text)
+    if value_range is not None and not alternatives:
+        alternatives = tuple(value for value in value_range.groups() if value)
     if offered is not None and not alternatives and _far_apart(text, offered.group(1)):
         alternatives = (text.strip(), offered.group(1))
     head, variable = "", ""
@@ -357,6 +390,17 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     )
 
 
+def _without_subject(text: str) -> str:
+    """The sentence without its subject, when what follows its verb is one value and its unit
+    ("You will need 7 1/2 cups of flour"), not a description with more numbers in it ("The
+    circle has center (4, 5) and radius 5")."""
+    subject = _NAME_AND_VERB.match(text)
+    value = _NUMBER_BEFORE.search(text, subject.end()) if subject else None
+    if value is None or _WORDS_THEN_NUMBER.search(text, value.end()):
+        return text
+    return text[subject.end() :]
+
+
 def _far_apart(text: str, other: str) -> bool:
     """The number ``text`` states and ``other`` differ by more than a rounding would (5%)."""
     stated = _NUMBER.search(text.replace(",", ""))
@@ -389,6 +433,13 @@ def _decimal(value: Fraction) -> str:
         if Fraction(f"{whole:g}") == value
         else f"{value.numerator}/{value.denominator}"
     )
+
+
+def counted(raw: str) -> str | None:
+    """The count in "3 out of 5" (which reads as the proportion 3/5), for a question that asks
+    how many."""
+    odds = _ODDS.search(raw)
+    return odds.group(1) if odds else None
 
 
 def is_sentence(expression: str) -> bool:

@@ -76,11 +76,14 @@ _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+−=×/÷,(\[{^\\]|\\times|\\cdot)$")
 _DANGLING_WORDS = frozenset(
     "an the is are was were be of to and or but for with by from into in on at as than"
     " that which then so thus therefore hence because since plus minus times over equals"
-    " gives get we our its this these each".split()
+    " gives get we our its this these each when if where while whose whether unless until"
+    " although though whereas".split()
 )
 # Characters a finished line ends with; a long line ending otherwise was cut off.
 _SENTENCE_CLOSERS = frozenset(".!?)]}$*\"'✓。！？")
 _CUT_LINE_WORDS = 8
+# "… = Rs. 5, so the correct": an adjective that waits for its noun ("answer", "option").
+_DANGLING_ADJECTIVE = re.compile(r"\bthe\s+(?:correct|final|right)$", re.IGNORECASE)
 _WORDS = re.compile(r"[^\W\d_]+")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
 _SO_CLAUSE = re.compile(r",\s*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
@@ -102,6 +105,13 @@ _SOLVED_LINE = re.compile(
 _SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Mn", "Cf"})
 _GSM8K_ANSWER_LINE = re.compile(r"[ \t]*#{4}[ \t]*[-−$\d]")
 _LAST_NUMBER = re.compile(r"(?<![\d.,])(\d+)$")
+# One operation worked out: its first operand and its result ("120 - 18 = 102").
+_OPERATION = re.compile(
+    r"(?<![\w.^{=])(?<!=\s)(-?\d+(?:\.\d+)?)\s*(?:[-+×*−]|\\times|\\cdot)\s*\d+(?:\.\d+)?"
+    r"\s*=\s*(-?\d+(?:\.\d+)?)(?![\d.])"
+)
+_CHECKS = re.compile(r"check|verif|✓|✔|indeed|confirm|consistent", re.IGNORECASE)
+_WORKING_REACH = 300
 
 
 def detect(
@@ -130,7 +140,11 @@ def detect(
         return tuple(findings)
     single_valued = answer_type in SINGLE_VALUE_TYPES and not is_multi_part(sample.gold)
     if states_different_answers(sample.output, candidates, single_valued) or (
-        single_valued and solved_otherwise_above(sample.output, candidates, sample.problem)
+        single_valued
+        and (
+            solved_otherwise_above(sample.output, candidates, sample.problem)
+            or boxes_an_operand(sample.output, candidates)
+        )
     ):
         findings.append("multiple_answers")
     return tuple(findings)
@@ -147,6 +161,8 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
         return True
     last_word = _LAST_WORD.search(text[-40:])
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
+        return True
+    if _DANGLING_ADJECTIVE.search(text[-40:]):
         return True
     return _ends_inside_box(text[-MAX_BOX_CHARS:]) or _ends_inside_math(text)
 
@@ -254,6 +270,30 @@ def lists_options(output: str, candidates: Candidates, problem: str = "") -> boo
     labels = {m.group(1).upper() for m in _OPTION_LINE.finditer(rest)}
     inline = {m.group(1) for m in _INLINE_OPTION.finditer(rest)}
     return len(labels) >= 2 or len(inline) >= 3
+
+
+def boxes_an_operand(output: str, candidates: Candidates) -> bool:
+    """True when the box holds the number the last line of working started from, not the one
+    it reached ("$120 - 18 = 102$ books remain." and then ``\\boxed{120}``); a check of the
+    answer ("Check: 5 + 3 = 8 ✓") is no such line."""
+    final = candidates.final
+    if final is None or final.cue != BOXED or not _PLAIN_NUMBER.fullmatch(final.text.strip()):
+        return False
+    value = final.text.strip()
+    line_start = output.rfind("\n", 0, final.start)
+    window_start = max(0, line_start - _WORKING_REACH)
+    reply_start = output.rfind("</think>", window_start, final.start) + 1
+    before = output[max(window_start, reply_start) : max(line_start, 0)]
+    working = [line for line in before.splitlines() if "=" in line]
+    if not working or _CHECKS.search(working[-1]):
+        return False
+    steps = list(_OPERATION.finditer(working[-1]))
+    if not steps or steps[-1].group(1) != value or steps[-1].group(2) == value:
+        return False
+    # "110 - 10 = 100, so 110 is the 100th": the line goes on to state the value itself
+    return (
+        re.search(rf"(?<![\d.]){re.escape(value)}(?![\d.])", working[-1][steps[-1].end() :]) is None
+    )
 
 
 def states_different_answers(output: str, candidates: Candidates, single_valued: bool) -> bool:

@@ -11,7 +11,11 @@ import re
 MAX_PROBLEM_CHARS = 20_000
 MAX_OPTION_CHARS = 200
 
-_LABEL = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’(])([A-E])\s*[:.)](?=\s)")
+# "(A)", "A." or "A:" before a space; "A)24" with none, as AQuA-RAT writes its options
+# ("Options: A)24, B)26") after a space, comma, colon, bracket or quote.
+_LABEL = re.compile(
+    r"\(([A-Ea-e])\)|(?<![\w'’(])([A-E])\s*[:.)](?=\s)|(?:^|(?<=[\s,:\['\"]))([A-E])\)(?=[^\s),])"
+)
 # An answer's option letters: "(C)", "C)", "C:", "C." or a lone capital C.
 _ANSWER_LETTER = re.compile(r"\(([A-Ea-e])\)|(?<![\w'’\\{])([A-E])(?![\w'’])(?!\s+[a-z])")
 _OPTION_END = re.compile(r"[\s,;]+$")
@@ -19,16 +23,20 @@ _OPTION_LEAD = re.compile(r"^(?:\}|\\[ ,;:!]|~|\s|\\q?quad\b)+")
 _OPTION_TAIL = re.compile(
     r"(?:\\q?quad\b|\\(?:textbf|mathrm|text|mathbf)\s*\{|\\\\|\\[ ,;:!]|~|\s)+$"
 )
+# Two letters offered: "A or B", "C (possibly D)", "C (50%), or B (33 1/3%) if …", "B (21%)
+# — or A (20%) under …".
 _ALTERNATIVE_LETTERS = re.compile(
-    r"^\W*(?:(?:either|entweder|soit|o bien|o)\s+)?\(?[A-Ea-e]\)?(?:\s*[:.)]\s*[^,;\n]{0,30}?)?\s*\(?\s*(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)"
-    r"\s*(?:(?:possibly|perhaps|maybe)\s+)?\(?[A-Ea-e]\)?(?![\w'’])"
+    r"^\W*(?:(?:either|entweder|soit|o bien|o)\s+)?\(?[A-Ea-e]\)?"
+    r"(?:\s*[:.)]\s*[^,;\n]{0,30}?|\s*\([^()\n]{1,30}\)\s*,?)?\s*(?:[—–]\s*)?\(?\s*"
+    r"(?:(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)\s*(?:(?:possibly|perhaps|maybe)\s+)?"
+    r"|(?:possibly|perhaps|maybe)\s+)\(?[A-Ea-e]\)?(?![\w'’])"
 )
 
 
 def problem_options(problem: str) -> dict[str, str]:
     """{"A": "3/5", "B": "5/8", ...} from the problem text; {} when it lists no options."""
     text = problem[-MAX_PROBLEM_CHARS:]
-    labels = [(m, (m.group(1) or m.group(2)).upper()) for m in _LABEL.finditer(text)]
+    labels = [(m, (m.group(1) or m.group(2) or m.group(3)).upper()) for m in _LABEL.finditer(text)]
     # The last run that starts at A and goes on letter by letter is the option list.
     best: list[tuple[re.Match, str]] = []
     run: list[tuple[re.Match, str]] = []
@@ -90,6 +98,7 @@ _TEXT_WRAPPER = re.compile(r"^\s*\\(?:text|textbf|mathrm|mathbf)\s*\{(.*)\}\s*$"
 # An option's label at the start of an answer: "(C) ", "C: ", "\textbf{(C)}\ " (AMC's).
 _LETTER_LABEL = re.compile(
     r"^\s*(?:\\text(?:bf)?\s*\{\s*)?\(?[A-Ea-e]\)?(?:\s*\})?\s*(?:\\ )?\s*[:.)]?\s*"
+    r"(?:(?:[—–]|-(?=\s))\s*)?"  # "(A) — Quantity B is greater."
 )
 # "A \text{ or } B": a word set in LaTeX text.
 _TEXT_WORD = re.compile(r"\\text\s*\{\s*(or|and|oder|ou|et)\s*\}")

@@ -73,6 +73,12 @@ __all__ = [
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _BRACKETS = re.compile(r"[\s{}\[\]().,;:]*")
+# The option named before its verdict: "Option C is correct.", "(B) is the right answer.",
+# "C is the correct choice."
+_DECLARED = re.compile(r"\s+is\s+(?:the\s+)?(?:correct|right)\b(\s+(?:answer|option|choice)\b)?")
+_DECLARED_OPTION = re.compile(r"(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+\(?|\()([A-E])\)?$")
+_DECLARED_LETTER = re.compile(r"(?<![\w'’(])([A-E])$")
+_DECLARED_REACH = 12
 _LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s*")
 _STEP = re.compile(r"(?:step|case|part)\b|\d+[.)]\s", re.IGNORECASE)
 _BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
@@ -126,6 +132,7 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     for start, content in boxes(tail):
         items.append(Candidate(content, offset + start, BOXED))
     items.extend(_marked(tail, offset))
+    items.extend(_declared_options(tail, offset))
     closing = max(0, len(tail) - CLOSING_CHARS)
     for match in _BOLD.finditer(tail, closing):
         text = match.group(1).strip(" :")
@@ -149,6 +156,21 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     ]
     standing = _standing(items, tail, offset, think_end)
     return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+def _declared_options(tail: str, offset: int) -> Iterator[Candidate]:
+    """Options the text declares correct; a bare letter only with "answer", "option" or
+    "choice" after the verdict ("C is the correct choice", not "Statement C is correct")."""
+    if "correct" not in tail and "right" not in tail:
+        return
+    for verdict in _DECLARED.finditer(tail):
+        before = tail[max(0, verdict.start() - _DECLARED_REACH) : verdict.start()]
+        named = _DECLARED_OPTION.search(before) or (
+            _DECLARED_LETTER.search(before) if verdict.group(1) else None
+        )
+        if named is not None:
+            start = verdict.start() - len(before) + named.start(1)
+            yield Candidate(named.group(1), offset + start, ANSWER_MARKER)
 
 
 def hedges(output: str, candidate: Candidate) -> bool:

@@ -40,7 +40,7 @@ _CONCLUSION_WORDS = re.compile(
 _DIGRESSION = re.compile(
     r"^\s*\((?=[A-Z]?[a-z]+\s)|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
     r"|in (?:other )?words|if (?:you|we) also"
-    r"|note that|p\.?s\.?"
+    r"|note that|p\.?s\.?|here(?:['’]s| is) why"
     r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
     r"|if you(?:['’]d| would)? (?:like|want|prefer|need)|i can also|would you like|shall i"
     r"|to (?:check|verify)|double[- ]check(?:ing)?|sanity check"
@@ -50,7 +50,13 @@ _DIGRESSION = re.compile(
 )
 
 
-MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
+# Mathematics set in delimiters. Two dollar signs around prose are amounts, not a span
+# ("Weekly pay is $420, so Omar earns $840"), and an escaped one (``\$12``) is an amount.
+MATH_SPAN = re.compile(
+    r"\$\$.*?\$\$|(?<!\\)\$(?!\s*\d[^$]*?[A-Za-z]{2,}\s+[A-Za-z]{2,}[^$]*\$)[^$]*\$"
+    r"|\\\(.*?\\\)|\\\[.*?\\\]",
+    re.DOTALL,
+)
 
 
 # A line that opens with a short label and a colon states what the label names.

@@ -325,8 +325,10 @@ def number_words(text: str) -> str:
     """English number words ("twelve", "forty-two", "one hundred and five") as digits."""
 
     def replace(match: re.Match) -> str:
-        value = words_to_number(match.group(0))
-        return match.group(0) if value is None else str(value)
+        words = match.group(0)
+        value = words_to_number(words)
+        # the space after the words stays: "twenty-nine dollars" is "29 dollars"
+        return words if value is None else f"{value}{words[len(words.rstrip()) :]}"
 
     return _NUMBER_WORD.sub(replace, text)
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from grading import options
 from grading.answer_type import classify, is_multi_part
-from grading.answers import StatedAnswer, is_sentence, read_answer
+from grading.answers import StatedAnswer, counted, is_sentence, read_answer
 from grading.candidates import BOXED, Candidate, Candidates, hedges, sentence_of
 from grading.equivalence.check import (
     Comparison,
@@ -167,9 +167,15 @@ def _grade_math(
     commas = stated.expression.replace("{,}", ",")  # "-1{,}5": LaTeX's decimal comma
     result = commas.rpartition("=")[2].strip()
     semicolons = ";" in commas and "," in commas
-    if (_COMMA_DECIMAL.fullmatch(result) or semicolons) and (
+    latex_comma = _LATEX_DECIMAL_COMMA.search(stated.expression) and not semicolons
+    # The output's language is asked only where a comma could be a decimal one.
+    decimal_commas = (latex_comma or _COMMA_DECIMAL.fullmatch(result) or semicolons) and (
         forms.comma_convention(f"{sample.problem} {sample.output}") == "decimal"
-    ):
+    )
+    if decimal_commas and latex_comma:
+        # "6{,}02 \times 10^{23}" in French: a decimal comma inside a longer expression
+        stated = replace(stated, expression=_LATEX_DECIMAL_COMMA.sub(".", stated.expression))
+    elif decimal_commas:
         # "3,33" in German, "2,5 × 3 = 7,5" in Spanish: its result; "\mathbb{L} =
         # \{2{,}5;\ 3\}": values listed with semicolons, decimal commas
         decimal = result if _COMMA_DECIMAL.fullmatch(result) else _SOLUTION_SET_NAME.sub("", commas)
@@ -177,6 +183,13 @@ def _grade_math(
     if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
     comparison = _compare(compared_gold, stated)
+    count = counted(stated.raw) if kind is AnswerType.INTEGER else None
+    if not comparison.equal and count is not None:  # "3 out of 5" where a count is asked
+        stated = replace(stated, expression=count)
+        comparison = _compare(compared_gold, stated)
+        shown = {**shown, "extracted": count, "extracted_latex": count}
+    if not comparison.equal and _on_the_hour(gold, stated.expression, sample.problem):
+        comparison = Comparison(True, "synonym")  # "17:00" for "at what hour … afternoon?" 5
     if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
         # "-16\%" fails where "16\%" passes, so the sign goes on the number alone
         negated = f"-{_PERCENT_SIGN.sub('', stated.expression)}"
@@ -240,6 +253,21 @@ def _grade_math(
         ),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
+
+
+_LATEX_DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
+_CLOCK_HOUR = re.compile(r"(\d{1,2}):00(?::00)?\s*(?:\\text\s*\{\s*)?([ap])?", re.IGNORECASE)
+_HOUR_ASKED = re.compile(r"\b(?:what|which)\s+(?:time|hour)\b|o'clock", re.IGNORECASE)
+
+
+def _on_the_hour(gold: str, answer: str, problem: str) -> bool:
+    """A clock time on the hour where the question asks for the hour and the gold is its
+    number on a twelve-hour clock ("17:00" or "5:00 p.m." for 5)."""
+    clock = _CLOCK_HOUR.match(answer.strip())
+    if clock is None or not gold.isdigit() or not _HOUR_ASKED.search(problem[-300:]):
+        return False
+    hour = int(clock.group(1)) + (12 if (clock.group(2) or "").lower() == "p" else 0)
+    return 0 < int(gold) <= 12 and hour % 12 == int(gold) % 12
 
 
 _NONE = re.compile(r"none|no (?:real )?solutions?|no such \w+", re.IGNORECASE)

@@ -194,6 +194,13 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                 )
                 # "Answer: (B)" and then the working, which ends on (D)'s value
                 or _option_with_value(listed, _last_result(after[-_RESULT_REACH:]))
+                # "So the range is $[4, \infty)$, which is option A."
+                or _option_with_value(
+                    listed,
+                    _value_named_before(
+                        sample.output[max(0, final.start - _RESULT_REACH) : final.start]
+                    ),
+                )
             )
             if named and named != letter:
                 signals.append("letter_value_mismatch")
@@ -213,6 +220,11 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
         # "… = 4, which is choice (B)." and then \boxed{C}
         working = sample.output[max(0, final.start - _RESULT_REACH) : final.start]
         earlier.update(m.group(1).upper() for m in _OPTION_NAMED.finditer(working))
+        # "**Answer: (B)**" and then "**Summary:** … is 9, option D."
+        end = text_end(sample.output, final)
+        for line in _CONCLUDING_LINE.finditer(sample.output[end:] if end is not None else ""):
+            if not _DENIED.search(line.group(0)):
+                earlier.add(line.group(1).upper())
     if letter and earlier - {letter}:
         signals.append("multiple_answers")
     if letter is None:
@@ -233,7 +245,7 @@ _TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 # The number a sentence ends on, maybe with its unit ("… = 15 days.").
 _RESULT = re.compile(
-    r"(?:=|\bis)\s*\$?\s*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*\$?(?:\s+[A-Za-z][A-Za-z-]*){0,2}"
+    r"(?:=|\b(?:is|equals|measures|has(?:\s+(?:a\s+)?(?:length|value|area|volume)(?:\s+of)?)?))\s*\$?\s*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*\$?(?:\s+[A-Za-z][A-Za-z-]*){0,2}"
     r"\s*[.!]?\s*\$?\s*$"
 )
 # A sentence that only leads in to the letter ("The answer is", "So the correct option is").
@@ -247,6 +259,12 @@ _OPTION_NAMED = re.compile(
     r"\b(?:which is|that is|this is|corresponds to|matches|giving)\s+(?:the\s+)?"
     r"(?:choice|option|answer)\s*\(?([A-E])\)?(?![A-Za-z])",
     re.IGNORECASE,
+)
+# A line after the answer that concludes on an option ("**Summary:** … is 9, option D.").
+_CONCLUDING_LINE = re.compile(
+    r"^\W*(?:summary|in summary|to summari[sz]e|conclusion|in conclusion|so|thus|therefore|hence)"
+    r"\b[^\n]*?\b(?:option|choice|answer)\s*\(?([A-E])\)?(?![A-Za-z])[^\n]*$",
+    re.IGNORECASE | re.MULTILINE,
 )
 _TWO_LETTERS_OFFERED = re.compile(
     r"\b(?:either|entweder|soit|o bien)\s+\(?[A-E]\)?\s*(?:or|oder|ou|o)\s+\(?[A-E]\)?(?![A-Za-z])"
@@ -278,6 +296,22 @@ def _last_result(working: str) -> str:
         _CONCLUDING_CLAUSE.sub("", sentences[-1])
     )
     return result.group(1) if result else ""
+
+
+# What leads from a value to the option it names ("…, which is option A").
+_NAMING_TAIL = re.compile(
+    r"[,\s]*\b(?:which|that|this)\s+(?:is|corresponds\s+to|matches)\b\s*(?:the\s+)?"
+    r"(?:(?:choice|option|answer)\b)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _value_named_before(text: str) -> str:
+    """The value a sentence states just before it names its option ("So the range is
+    $[4, \\infty)$, which is" before "option A"); none when the sentence names no value."""
+    sentence = re.split(r"(?<=[.!?])\s+|\n", text)[-1]
+    naming = _NAMING_TAIL.search(sentence)
+    return read_answer(sentence[: naming.start()]).expression if naming else ""
 
 
 def _written_in_another_option(listed: dict[str, str], letter: str, value: str) -> bool:

@@ -166,6 +166,9 @@ def demands_exact_form(problem: str) -> bool:
     return _request(problem).exact
 
 
+_DECIMAL = re.compile(r"-?\d*\.\d+")
+
+
 def form_signals(
     gold: str, stated: StatedAnswer, comparison: Comparison, problem: str
 ) -> list[str]:
@@ -187,6 +190,8 @@ def form_signals(
         other_notation or other_shape or (comparison.changes_form and not same_notation)
     ):
         found.append("form_requested")
+    if _RATIO.fullmatch(gold.strip().strip("$")) and _DECIMAL.fullmatch(stated.expression.strip()):
+        found.append("form_requested")  # "2.5" for the ratio 5:2
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
     if (

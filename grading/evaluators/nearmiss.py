@@ -58,6 +58,14 @@ _COMPOUND_TIME = re.compile(
 )
 
 
+# A family of solutions with an integer parameter: "+ 2k\pi", "k \in \mathbb{Z}", "for any
+# integer n".
+_GENERAL_SOLUTION = re.compile(
+    r"[+-]\s*\d*\s*[kn]\s*\\pi|\b[kn]\s*(?:\\in|∈)\s*(?:\\mathbb\s*\{?Z|ℤ)"
+    r"|\bfor\s+(?:any|all|every|some)\s+integers?\s+[kn]\b"
+)
+
+
 def near_miss_signals(
     sample: Sample, gold: str, stated: StatedAnswer, candidates: Candidates
 ) -> list[str]:
@@ -81,6 +89,8 @@ def near_miss_signals(
         found.append("many_answers")
     if _NO_REAL.search(stated.raw) and _COMPLEX_UNIT.search(gold):
         found.append("no_real_solution")
+    if _GENERAL_SOLUTION.search(stated.raw) and not _GENERAL_SOLUTION.search(gold):
+        found.append("form_requested")  # "x = π/6 + 2kπ, k ∈ ℤ" where the values are listed
     if _answers_one_part(gold, stated.expression):
         found.append("partial_match")
     if _values_without_order(gold, stated.expression):
@@ -99,6 +109,14 @@ def near_miss_signals(
 _COUNT_BETWEEN = re.compile(
     r"\bhow many\b[^?]*?\bbetween\s+\$?(-?\d+)\$?\s+and\s+\$?(-?\d+)\$?", re.IGNORECASE
 )
+
+
+# "Lucy read from page 15 to page 40. How many pages …?": whether both ends count, again.
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?:[a-z]+\s+)?\$?(-?\d+)\$?\s+(?:to|through|until|till)\s+(?:[a-z]+\s+)?\$?(-?\d+)\b",
+    re.IGNORECASE,
+)
+_HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 
 
 # A question about the numbers between two bounds, and an output that says which of them it
@@ -129,9 +147,14 @@ def _values_without_order(gold: str, answer: str) -> bool:
 
 
 def _counts_between(gold: str, answer: str, problem: str) -> bool:
-    """A count of the numbers between two bounds that differs from the gold only in which
-    bounds it counts (8 for the gold 6 between 3 and 10: both, none)."""
-    asked = _COUNT_BETWEEN.search(_question(problem))
+    """A count of the numbers between two bounds (or from one to the other) that differs from
+    the gold only in which bounds it counts (8 for the gold 6 between 3 and 10: both, none)."""
+    question = _question(problem)
+    asked = _COUNT_BETWEEN.search(question) or (
+        _FROM_TO.search(question)
+        if _HOW_MANY.search(question) and not _ENDPOINTS_CHOSEN.search(question)
+        else None
+    )
     gold_count, answer_count = _number(gold), _number(answer)
     if asked is None or gold_count is None or answer_count is None or gold_count == answer_count:
         return False

@@ -23,16 +23,16 @@ DATA_FLOORS = {
     "heldout_realistic_A.jsonl": (1, 28),
     "heldout_realistic_B.jsonl": (1, 28),
     "heldout_realistic_C.jsonl": (0, 25),
-    "heldout_realistic_D.jsonl": (0, 28),
+    "heldout_realistic_D.jsonl": (0, 27),
     "heldout_peer_E.jsonl": (1, 27),
     "peer_mario_eval.jsonl": (2, 13),
     # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9, 12, 8 and 3 silent
     # errors on arrival.
     "heldout_realistic_F.jsonl": (5, 46),
     "heldout_realistic_G.jsonl": (4, 33),
-    "heldout_peer_H.jsonl": (1, 33),
+    "heldout_peer_H.jsonl": (1, 32),
     "heldout_mixed_J.jsonl": (1, 46),
-    "heldout_realistic_I.jsonl": (2, 30),
+    "heldout_realistic_I.jsonl": (1, 31),
     "heldout_realistic_K.jsonl": (3, 43),
     "heldout_realistic_L.jsonl": (6, 47),
     "heldout_realistic_M.jsonl": (1, 37),
@@ -41,7 +41,7 @@ DATA_FLOORS = {
     "heldout_realistic_O.jsonl": (3, 44),
     "heldout_mixed_P.jsonl": (2, 38),
     # Written after O and P's kinds were fixed: 9 and 6 silent errors on arrival.
-    "heldout_realistic_Q.jsonl": (2, 51),
+    "heldout_realistic_Q.jsonl": (2, 52),
     "heldout_mixed_R.jsonl": (4, 44),
     # Written after the fifth pass: 5 silent errors on arrival.
     "heldout_realistic_S.jsonl": (3, 37),
@@ -53,14 +53,14 @@ DATA_FLOORS = {
     "heldout_mixed_W.jsonl": (2, 35),
     # Written after V and W: 4 and 8 silent errors on arrival.
     "heldout_realistic_X.jsonl": (0, 42),
-    "heldout_mixed_Y.jsonl": (5, 41),
+    "heldout_mixed_Y.jsonl": (5, 40),
     # Written after X and Y: 9, 3, 11 and 4 silent errors on arrival.
     "heldout_realistic_AA.jsonl": (3, 32),
     "heldout_mixed_AB.jsonl": (0, 38),
     "heldout_realistic_AC.jsonl": (6, 35),
-    "heldout_mixed_AD.jsonl": (3, 50),
+    "heldout_mixed_AD.jsonl": (3, 49),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
-    "heldout_realistic_AE.jsonl": (3, 36),
+    "heldout_realistic_AE.jsonl": (2, 35),
     "heldout_realistic_AF.jsonl": (1, 32),
     "heldout_mixed_AG.jsonl": (4, 45),
     "heldout_mixed_AH.jsonl": (5, 48),
@@ -78,7 +78,7 @@ DATA_FLOORS = {
     "heldout_mixed_AP.jsonl": (1, 53),
     # Written after AM to AP: 9, 4, 2 and 11 silent errors on arrival.
     "heldout_realistic_AQ.jsonl": (6, 36),
-    "heldout_mixed_AR.jsonl": (3, 56),
+    "heldout_mixed_AR.jsonl": (2, 55),
     "heldout_realistic_AS.jsonl": (0, 45),
     "heldout_mixed_AT.jsonl": (7, 49),
     # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
@@ -86,7 +86,13 @@ DATA_FLOORS = {
     "heldout_realistic_AU.jsonl": (10, 35),
     "heldout_mixed_AV.jsonl": (3, 74),
     "heldout_realistic_AW.jsonl": (0, 39),
-    "heldout_mixed_AX.jsonl": (6, 46),
+    "heldout_mixed_AX.jsonl": (5, 46),
+    # Written after AU to AX: 8, 2, 13 and 5 silent errors on arrival (BA, multiple choice
+    # in AQuA's "A)24, B)26" form, with letters hedged and values that name another option).
+    "heldout_realistic_AY.jsonl": (3, 39),
+    "heldout_mixed_AZ.jsonl": (1, 32),
+    "heldout_realistic_BA.jsonl": (4, 33),
+    "heldout_mixed_BB.jsonl": (2, 45),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -1717,3 +1717,156 @@ def test_a_text_gold_stated_of_the_integral_is_the_gold():
     assert grade("\\text{diverges}", "**The integral diverges.**", problem).auto_verdict is (
         Verdict.CORRECT
     )
+
+
+# Round seven (AY to BB): docs/grading.md, "Round seven".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("840", "Weekly pay is $420, so Omar earns $840 in 2 weeks."),
+        ("96", "So the printer prints 96 pages over 4 minutes."),
+        ("15", "Nadia saves 15 dollars a week."),
+        ("1250", "The account holds 1250 dollars after 3 years."),
+    ],
+)
+def test_the_period_a_value_is_for_is_not_part_of_it(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("\\frac{2}{9}", "The probability is 2 out of 9.", "What is the probability?"),
+        ("\\frac{1}{4}", "There is a 1 in 4 chance of rain.", "What is the probability?"),
+        ("2", "Answer: 2 out of 9", "How many of the 9 cards are aces?"),
+    ],
+)
+def test_a_count_out_of_a_total_is_a_proportion_or_the_count_asked_for(gold, output, problem):
+    assert grade(gold, output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_range_given_as_the_answer_is_a_hedge():
+    graded = grade("245", "**Answer:** about 240–250 kilometres")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "hedged" in reasons(graded)
+    assert grade("245", "So a full charge lasts about 240 to 250 kilometres.").needs_review
+
+
+def test_a_box_holding_where_the_last_step_started_is_flagged():
+    output = (
+        "Total stamps: $6 \\times 15 = 90$.\n\nAfter giving some away:\n$90 - 25 = 65$ stamps "
+        "are left.\n\n$\\boxed{90}$"
+    )
+    checked = "So x = 9.\nCheck: 9 + 4 = 13 ✓\n\n$\\boxed{9}$"
+
+    assert "multiple_answers" in reasons(grade("65", output))
+    assert not grade("9", checked).needs_review
+
+
+def test_a_count_from_one_number_to_another_leaves_the_endpoints_to_convention():
+    problem = "A runner passed mile marker 12 and then mile marker 30. How many markers from 12 to 30 did she pass?"
+    inclusive = "How many integers are there from 12 to 30, inclusive?"
+
+    assert "endpoint_convention" in reasons(grade("19", "So she passed 18 markers.", problem))
+    assert "endpoint_convention" not in reasons(grade("19", "So there are 18.", inclusive))
+
+
+def test_a_time_on_the_hour_answers_a_question_for_the_hour():
+    problem = "A bus leaves at 9 AM and the ride takes 6 hours. At what hour does it arrive?"
+
+    assert grade("3", "It arrives at 15:00.", problem).auto_verdict is Verdict.CORRECT
+    assert grade("3", "It arrives at 16:00.", problem).auto_verdict is Verdict.INCORRECT
+
+
+def test_a_latex_decimal_comma_inside_an_expression_in_a_decimal_comma_language():
+    output = "La masse vaut donc environ $1{,}99 \\times 10^{30}$ kg.\n\nRéponse : $1{,}99 \\times 10^{30}$"
+
+    assert grade("1.99 \\times 10^{30}", output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_decimal_for_a_ratio_or_a_general_solution_for_listed_values_is_flagged():
+    ratio = grade("3:4", "The ratio of their areas is **0.75**.", "What is the ratio of the areas?")
+    family = grade(
+        "\\frac{\\pi}{3}, \\frac{5\\pi}{3}",
+        "$$x = \\frac{\\pi}{3} + 2n\\pi \\text{ or } x = \\frac{5\\pi}{3} + 2n\\pi, \\quad n \\in \\mathbb{Z}$$",
+        "Solve $\\cos x = \\frac12$ for $0 \\le x < 2\\pi$.",
+    )
+
+    assert "form_requested" in reasons(ratio)
+    assert "form_requested" in reasons(family)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("4.5", "You will need 4 1/2 cups of sugar."),
+        ("12000", "The plant bottles 12,000 litres in 5 days."),
+        ("31", "The total comes to thirty-one dollars ($31)."),
+    ],
+)
+def test_a_sentence_with_its_subject_and_verb_states_its_one_value(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_sentence_that_describes_with_several_numbers_is_not_one_value():
+    output = "**Answer:** The ellipse has centre $(2, 3)$ and major axis $8$."
+
+    assert grade("\\frac{(x-2)^2}{16} + \\frac{(y-3)^2}{9} = 1", output).needs_review
+
+
+AQUA = "What is the number?\nOptions: A)18, B)21, C)24, D)27, E)30"
+
+
+def test_aqua_options_written_without_spaces_are_read():
+    assert "letter_value_mismatch" in reasons(grade("C", "6 × 4 = 24\n\nAnswer: (B) 24", AQUA))
+    assert grade("C", "6 × 4 = 24\n\nAnswer: (C) 24", AQUA).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "**Answer: B (maybe C)**",
+        "So the answer is B (21), or C (24) if the last term is counted.",
+        "**Answer: B (21) — or C (24) under the other reading.**",
+    ],
+)
+def test_a_second_letter_offered_beside_the_first_is_a_hedge(output):
+    assert "hedged" in reasons(grade("B", output, AQUA))
+
+
+def test_a_value_then_the_letter_it_names_must_agree():
+    problem = "The solution set of $x^2 < 9$ is\nA. $(-3, 3)$\nB. $[-3, 3]$\nC. $(3, \\infty)$"
+
+    wrong = grade("A", "So the solution set is $(-3, 3)$, which is option B.", problem)
+    right = grade("A", "So the solution set is $(-3, 3)$, which is option A.", problem)
+
+    assert "letter_value_mismatch" in reasons(wrong)
+    assert right.auto_verdict is Verdict.CORRECT and not right.needs_review
+
+
+def test_an_explanation_after_the_letter_that_ends_on_another_options_value_is_flagged():
+    output = "**Answer: (D)**\n\nExplanation: 3 rows of 8 seats give 3 × 8 = 24 seats.\n\nSo the hall has 24 seats."
+
+    assert "letter_value_mismatch" in reasons(grade("C", output, AQUA))
+
+
+def test_a_summary_after_the_answer_naming_another_option_is_flagged():
+    output = "**Answer: (C)**\n\n---\n**Summary:** the product is 27, option D."
+    ruled_out = "**Answer: (C)**\n\nSo option D is not right, since 27 is 3 cubed."
+
+    assert "multiple_answers" in reasons(grade("C", output, AQUA))
+    assert not grade("C", ruled_out, AQUA).needs_review
+
+
+def test_an_option_declared_correct_is_the_answer():
+    assert grade("C", "6 × 4 = 24. Option C is correct.", AQUA).auto_verdict is Verdict.CORRECT
+    assert grade("C", "So (C) is the right answer.", AQUA).auto_verdict is Verdict.CORRECT
+
+
+def test_an_output_that_stops_on_a_subordinating_word_is_truncated():
+    assert "truncated" in reasons(grade("7", "So far the count is 5, and it grows when"))
