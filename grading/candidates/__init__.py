@@ -79,6 +79,7 @@ _DECLARED = re.compile(r"\s+is\s+(?:the\s+)?(?:correct|right)\b(\s+(?:answer|opt
 _DECLARED_OPTION = re.compile(r"(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+\(?|\()([A-E])\)?$")
 _DECLARED_LETTER = re.compile(r"(?<![\w'’(])([A-E])$")
 _DECLARED_REACH = 12
+_DECLARED_HINTS = (" is correct", " is the correct", " is right", " is the right")
 _LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s*")
 _STEP = re.compile(r"(?:step|case|part)\b|\d+[.)]\s", re.IGNORECASE)
 _BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
@@ -161,7 +162,7 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
 def _declared_options(tail: str, offset: int) -> Iterator[Candidate]:
     """Options the text declares correct; a bare letter only with "answer", "option" or
     "choice" after the verdict ("C is the correct choice", not "Statement C is correct")."""
-    if "correct" not in tail and "right" not in tail:
+    if not any(hint in tail for hint in _DECLARED_HINTS):
         return
     for verdict in _DECLARED.finditer(tail):
         before = tail[max(0, verdict.start() - _DECLARED_REACH) : verdict.start()]
