@@ -55,6 +55,9 @@ _RESTATED = re.compile(
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
+# A short label before the value: "Balance: $1,909.62", "Total cost: 36".
+_LEADING_LABEL = re.compile(r"^[A-Z][a-z]*(?:\s+[a-z]+){0,3}\s*:\s+(?=[-−$\\\d(√\[])")
+_LEAD_WORDS = re.compile(r"[A-Za-z][a-z]+(?:\s+[a-z]{2,})?")
 _APPROX_WORDS = (
     r"approximately|about|roughly|around|nearly|almost|etwa|ungefähr|environ|aproximadamente"
     r"|cerca de|circa|около|примерно|大约|约|約"
@@ -69,9 +72,12 @@ _LEADING_WORD = re.compile(
     r"(?=[-−(\[$\\\d√])"
 )
 # A sentence that opens on its subject, then one or two words of its verb: "Pedro walked 2 1/3
-# miles", "The factory produces 30,000 widgets", "You will need 7 1/2 cups".
+# miles", "The factory produces 30,000 widgets", "You will need 7 1/2 cups", "Angle P measures
+# 45°".
 _NAME_AND_VERB = re.compile(
-    r"^(?:[A-Z][a-z]+|(?i:the|a|an|this|that|you|we|he|she|it|they|i)(?:\s+[a-z]+)?)\s+"
+    r"^(?:[A-Z][a-z]+|(?i:the|a|an|this|that|you|we|he|she|it|they|i)(?:['’](?:d|ll|re|ve|s))?"
+    r"(?:\s+[a-z]+)?)"
+    r"(?:\s+\$?[A-Z]{1,3}\$?)?\s+"  # "Angle $P$ measures 45 degrees", "Side AB is 7 cm"
     r"(?=(?:[a-z]{2,}\s+){1,2}[-−(\[$\\\d√])"
 )
 _WORDS_THEN_NUMBER = re.compile(r"[^\W\d_]{2,}\W+.*\d")
@@ -195,6 +201,9 @@ _VALUE_RANGE = re.compile(
     r"|\b(?:about|approximately|roughly|around)\s+\$?(\d+(?:\.\d+)?)\s+to\s+\$?"
     r"(\d+(?:\.\d+)?)(?![\d.])"
 )
+# What a percent is of: "15% of 80", "91% of its original value".
+_PERCENT_OF = re.compile(r"(?<=%)\s+of\s+\S.*$")
+_PERCENT_OF_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*\\?%\s+of\s+\$?(\d+(?:\.\d+)?)(?![\d.])")
 # A count of a total: "3 out of 5", "1 in 6 chance".
 _ODDS = re.compile(
     r"(?:\ban?\s+)?(?<![\d.,])(\d+)\s+(?:out\s+of|in)\s+(\d+)(?:\s+(?:chances?|odds)(?:\s+(?:of|that)\s[^\d]*)?)?\s*[.!]?\s*$"
@@ -303,7 +312,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if aside is not None and _NUMBER_BEFORE.search(text, 0, aside.start()):
         text = text[: aside.start()]  # "1 (only n = 3)", "1680円（税込みでは1814円）"
     text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
-    text = foreign_number_word(_strip_wrappers(text))
+    text = _LEADING_LABEL.sub("", foreign_number_word(_strip_wrappers(text)))
     odds = _ODDS.search(text) if " " in text else None
     if odds is not None:  # "3 out of 5", "a 1 in 6 chance": a proportion
         text = f"{text[: odds.start()]}\\frac{{{odds.group(1)}}}{{{odds.group(2)}}}"
@@ -326,6 +335,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     clause = _CLAUSE.search(text)
     if clause and clause.start() > 0:
         text = text[: clause.start()]
+    share = _PERCENT_OF.search(text) if "%" in text else None
+    if share is not None:
+        text = text[: share.start()]  # "12 is 15% of 80": the percent (see percent_of)
     qualifier = _QUALIFIER.search(text) if " " in text else None
     if qualifier is not None and _NUMBER_BEFORE.search(text, 0, qualifier.start()):
         text = text[: qualifier.start()]  # "690 in 2 weeks", "12 an hour"
@@ -341,8 +353,13 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     approx = _APPROX.search(text)
     if approx and approx.start() > 0:
         text, approximation = text[: approx.start()].strip(), text[approx.end() :].strip()
-        if _LONE_VARIABLE.fullmatch(text) and approximation:  # "x \approx 3.32" states 3.32
-            text = approximation
+        if approximation and (_LONE_VARIABLE.fullmatch(text) or _LEAD_WORDS.fullmatch(text)):
+            # "x \approx 3.32", "covers about 153.94 m²" and "Circumference ≈ 28.27 cm" state
+            # the approximation
+            text, approximate = (
+                approximation,
+                approximate or _LEAD_WORDS.fullmatch(text) is not None,
+            )
     compound = _compound_quantity(text)
     if compound is not None:
         text, units = compound
@@ -435,6 +452,12 @@ def _decimal(value: Fraction) -> str:
     )
 
 
+def percent_of(raw: str) -> str | None:
+    """The amount "15% of 80" names (12), which the reading gives as the percent (15%)."""
+    share = _PERCENT_OF_NUMBER.search(raw)
+    return _decimal(Fraction(share.group(1)) * Fraction(share.group(2)) / 100) if share else None
+
+
 def counted(raw: str) -> str | None:
     """The count in "3 out of 5" (which reads as the proportion 3/5), for a question that asks
     how many."""
@@ -497,7 +520,13 @@ def _keep_math_of_prose(text: str) -> str:
     spans = _span_contents(text)
     # One math span is the statement; "$5 and $7" are amounts, but a span holding LaTeX
     # ("$1\\frac{1}{2}$ cups") is mathematics even where it opens like an amount.
-    if len(spans) == 1 and (_CURRENCY.sub("", text).count("$") >= 2 or "\\" in spans[0]):
+    named = len(spans) == 1 and _LONE_VARIABLE.fullmatch(spans[0].strip()) is not None
+    if (
+        len(spans) == 1
+        and (_CURRENCY.sub("", text).count("$") >= 2 or "\\" in spans[0])
+        # "Angle $P$ measures 45 degrees": the span names what the number measures
+        and not (named and _NUMBER.search(_MATH_SPAN.sub(" ", text)))
+    ):
         return spans[0]
     listed = _listed_spans(text, spans)
     if listed:  # "The roots are $x = 3$, $x = 1$, and $x = 2$": the spans, as one list

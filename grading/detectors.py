@@ -110,6 +110,11 @@ _OPERATION = re.compile(
     r"(?<![\w.^{=])(?<!=\s)(-?\d+(?:\.\d+)?)\s*(?:[-+×*−]|\\times|\\cdot)\s*\d+(?:\.\d+)?"
     r"\s*=\s*(-?\d+(?:\.\d+)?)(?![\d.])"
 )
+_CALLED_APPROXIMATE = re.compile(
+    r"\b(?:about|approximately|roughly|around|nearly|almost|just\s+(?:under|over)"
+    r"|a\s+(?:bit|little)\s+(?:under|over|more\s+than|less\s+than))\s+\S",
+    re.IGNORECASE,
+)
 _CHECKS = re.compile(r"check|verif|✓|✔|indeed|confirm|consistent", re.IGNORECASE)
 _WORKING_REACH = 300
 
@@ -208,18 +213,32 @@ def stops_inside_the_gold(gold: str, tail: str) -> bool:
 def _ends_inside_math(text: str) -> bool:
     """The text stops inside mathematics: an unclosed ``$`` whose rest is LaTeX or a relation
     ("Squaring: $210^2 = 44100"; "costs $5" is an amount)."""
-    paragraph = text[text.rfind("\n\n") + 2 :]
+    blank = text.rfind("\n\n")
+    paragraph = text[blank + 2 :] if blank >= 0 else text
     if paragraph.rfind("\\(") > paragraph.rfind("\\)") or paragraph.rfind("\\[") > paragraph.rfind(
         "\\]"
     ):
         return True  # "\\(990 \\div 15 = 6": an inline or display span never closed
+    if paragraph.count("$$") % 2:
+        return True  # "$$V = \\frac{1}{3}\\pi (6)^2": a display never closed
     dollars = [m.start() for m in _DOLLAR.finditer(paragraph)]
     if len(dollars) % 2 == 0:
         return False
     rest = paragraph[dollars[-1] + 1 :]
     # On the same line, LaTeX that no \) or \] closes ("$15 each." followed by a line of
-    # sums, or "$<<15*6=90>>90", are amounts)
-    return "\n" not in rest and _MATH_REST.search(rest) is not None and not _CLOSED.search(rest)
+    # sums, or "$<<15*6=90>>90", are amounts); "$\boxed{28}" lacks only its closing dollar
+    return (
+        "\n" not in rest
+        and _MATH_REST.search(rest) is not None
+        and not _CLOSED.search(rest)
+        and not _ends_on_a_box(rest)
+    )
+
+
+def _ends_on_a_box(text: str) -> bool:
+    """The text ends on a whole ``\\boxed{…}``: the answer was written out."""
+    text = text.rstrip(" .")
+    return "\\boxed" in text and text.endswith("}") and text.count("{") == text.count("}")
 
 
 _QUOTED_CONTEXT = 20  # characters of the question quoted before its options
@@ -330,12 +349,17 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
     if committed:
         # A plain sentence after a committed answer elaborates on it ("If he buys 2 more…"),
         # unless it says the answer again ("That is, the solution set is 2 ≤ x ≤ 5").
+        # One that calls its value approximate rounds it for the reader ("So you'd have a bit
+        # under $2,972").
         stated = [
             c
             for c in stated
-            if c.cue not in PLAIN_CUES
-            or c.start < committed[0]
-            or _RESTATES.match(sentence_of(output, c))
+            if c.start < committed[0]
+            or c is final
+            or (
+                (c.cue not in PLAIN_CUES or _RESTATES.match(sentence_of(output, c)))
+                and not _CALLED_APPROXIMATE.search(sentence_of(output, c))
+            )
         ]
     if not single_valued:
         closing = candidates.closing_boxes()

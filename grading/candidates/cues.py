@@ -76,9 +76,10 @@ BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
 
 
+# "#### 42" closes a GSM8K answer; "#### Practice ideas" is a Markdown heading.
 FINAL_MARKER_PATTERN = re.compile(
     r"(?:\bfinal[\s_]+answer\"?|réponse\s+finale|respuesta\s+final|resposta\s+final|最终答案"
-    r"|^[ \t]*#{4})[\s*:：]*(?:is\b|est\b|es\b|é\b)?[\s*:：]*",
+    r"|^[ \t]*#{4}(?![ \t]*[A-Za-z]{2}))[\s*:：]*(?:is\b|est\b|es\b|é\b)?[\s*:：]*",
     re.IGNORECASE | re.MULTILINE,
 )
 

@@ -401,6 +401,14 @@ def _has_odd_root(*values: object) -> bool:
     )
 
 
+def names_a_value(word: str) -> bool:
+    """A word that is itself an answer ("undefined", "none", "infinity"), not prose."""
+    return bool(_synonym_class(word)) or word.strip().lower() in _VALUE_WORDS
+
+
+_VALUE_WORDS = frozenset({"infinity", "inf"})
+
+
 def _synonym_class(text: str) -> str:
     cleaned = text.strip().strip("$").strip()
     return next((name for name, p in _SYNONYM_PATTERNS.items() if p.match(cleaned)), "")

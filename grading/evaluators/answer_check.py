@@ -18,12 +18,13 @@ from dataclasses import replace
 
 from grading import options
 from grading.answer_type import classify, is_multi_part
-from grading.answers import StatedAnswer, counted, is_sentence, read_answer
-from grading.candidates import BOXED, Candidate, Candidates, hedges, sentence_of
+from grading.answers import StatedAnswer, counted, is_sentence, percent_of, read_answer
+from grading.candidates import BOXED, Candidate, Candidates, hedges, sentence_of, text_end
 from grading.equivalence.check import (
     Comparison,
     compare_values,
     equal_up_to_constant,
+    names_a_value,
     numeric_value,
 )
 from grading.equivalence.rewrite import thousands_separators, unicode_to_latex
@@ -182,12 +183,22 @@ def _grade_math(
         stated = replace(stated, expression=decimal.replace(",", ".").replace(";", ","))
     if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
+    word = _LONE_WORD.fullmatch(stated.expression.strip())
+    if word and kind is not AnswerType.TEXT and not _word_of(word.group(0), gold):
+        # "covers", left of a sentence the reading could not reduce, is no product c·o·v·e·r·s
+        return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a word"}
     comparison = _compare(compared_gold, stated)
     count = counted(stated.raw) if kind is AnswerType.INTEGER else None
     if not comparison.equal and count is not None:  # "3 out of 5" where a count is asked
         stated = replace(stated, expression=count)
         comparison = _compare(compared_gold, stated)
         shown = {**shown, "extracted": count, "extracted_latex": count}
+    amount = percent_of(stated.raw) if not comparison.equal else None
+    if amount is not None and _compare(compared_gold, replace(stated, expression=amount)).equal:
+        # "15% of 80, which is 12" where the gold is 12
+        stated = replace(stated, expression=amount)
+        comparison = _compare(compared_gold, stated)
+        shown = {**shown, "extracted": amount, "extracted_latex": amount}
     if not comparison.equal and _on_the_hour(gold, stated.expression, sample.problem):
         comparison = Comparison(True, "synonym")  # "17:00" for "at what hour … afternoon?" 5
     if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
@@ -203,6 +214,8 @@ def _grade_math(
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
+    if _offered_after(sample.output, final):
+        signals.append("hedged")  # "the area is **24** (or $6\sqrt{7}$ if 8 is the hypotenuse)"
     if hedges(sample.output, final) and (correct or _OFFERS_ANOTHER.search(final.text)):
         # "probably 12" is a guess a person confirms when it is right; a wrong guess is just
         # wrong, unless it offers another answer too ("12, or possibly 18")
@@ -253,6 +266,28 @@ def _grade_math(
         ),
         "detail": f"equal by {comparison.method}" if comparison.equal else "",
     }
+
+
+_LONE_WORD = re.compile(r"[A-Za-z]{4,}")
+_OFFERED_AFTER = re.compile(
+    r"[*$\s]*\(\s*or\s+(?!about\b|approximately\b|roughly\b)([^()\n]{1,60})\)"
+)
+
+
+def _offered_after(output: str, final: Candidate) -> bool:
+    """Another value offered in brackets right after the stated one, which the reading did not
+    see: a bold or boxed value ends before it ("**24** (or $6\\sqrt{7}$ if …)")."""
+    end = text_end(output, final)
+    offered = _OFFERED_AFTER.match(output, end, end + 80) if end is not None else None
+    if offered is None:
+        return False
+    other = read_answer(offered.group(1)).expression
+    return bool(other) and not compare_values(other, read_answer(final.text).expression).equal
+
+
+def _word_of(word: str, gold: str) -> bool:
+    """The word is an answer of its own, or one the gold itself uses (\\theta, "none")."""
+    return names_a_value(word) or word.lower() in gold.lower()
 
 
 _LATEX_DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
@@ -311,15 +346,25 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     return not rest & _JOINS_OR_DENIES and rest <= question
 
 
+_DECIMAL_AND_UNIT = re.compile(
+    r"(-?\d+(?:\.\d+)?)(?:\s*((?:\\text\s*\{[^{}]*\}|[A-Za-z]+)(?:\^\{?[23]\}?|[²³])?))?"
+)
+
+
 def _restates_another_value(stated: StatedAnswer) -> bool:
     """The answer gives its value twice and the two disagree ("x = \\frac{19}{6} \\approx 3.83",
     "1/4 (i.e., 0.2)"): one of them is a slip, and which one the output meant is unknown. A
     decimal after ≈ may be rounded or cut to its digits ("\\sqrt{2} \\approx 1.4"); one said
     to be the value ("i.e.", "=") may only be rounded ("1/3 (= 0.33)")."""
     restated = _RESTATED_DECIMAL.search(stated.raw)
-    decimal = restated.group("decimal") if restated else stated.approximation
-    if not re.fullmatch(r"-?\d+(?:\.\d+)?", decimal or ""):
+    number = _DECIMAL_AND_UNIT.fullmatch(
+        (restated.group("decimal") if restated else stated.approximation) or ""
+    )
+    if number is None:
         return False
+    decimal = number.group(1)  # "≈ 48.27 cm²": the number, without its unit
+    if number.group(2) and stated.units and number.group(2) != stated.units:
+        return False  # "5 miles ≈ 3.11 km": a conversion, not the value said again
     value = numeric_value(stated.expression)
     if value is None:
         return False

@@ -11,7 +11,7 @@ import re
 from fractions import Fraction
 
 from grading.answers import StatedAnswer, read_answer
-from grading.candidates import Candidates
+from grading.candidates import BOXED, Candidates
 from grading.equivalence.check import compare_values
 from grading.equivalence.rewrite import all_rewrites
 from grading.types import Sample
@@ -27,8 +27,11 @@ _MANY_ANSWERS = re.compile(
 )
 # Ratios between units of the same quantity (time, length, mass, money, percent).
 _UNIT_RATIOS = frozenset(
-    Fraction(r) for r in (60, 3600, 24, 7, 12, 100, 1000, 10, 10_000, 1_000_000, Fraction(1, 60))
-) | frozenset(Fraction(1, r) for r in (3600, 24, 7, 12, 100, 1000, 10, 10_000, 1_000_000))
+    Fraction(r)
+    for r in (60, 3600, 24, 7, 12, 144, 1728, 100, 1000, 10, 10_000, 1_000_000, Fraction(1, 60))
+) | frozenset(
+    Fraction(1, r) for r in (3600, 24, 7, 12, 144, 1728, 100, 1000, 10, 10_000, 1_000_000)
+)
 # Units a quantity can be converted between (an answer "10 units" names no real unit).
 _UNIT_WORD = re.compile(
     r"\b(?:m?m|cm|km|m|g|kg|mg|s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|weeks?"
@@ -58,12 +61,26 @@ _COMPOUND_TIME = re.compile(
 )
 
 
-# A family of solutions with an integer parameter: "+ 2k\pi", "k \in \mathbb{Z}", "for any
-# integer n".
+# A family of solutions with an integer parameter: "+ 2k\pi", "+ 360^\circ n", "k \in
+# \mathbb{Z}", "for any integer n", "where n is any integer".
 _GENERAL_SOLUTION = re.compile(
-    r"[+-]\s*\d*\s*[kn]\s*\\pi|\b[kn]\s*(?:\\in|∈)\s*(?:\\mathbb\s*\{?Z|ℤ)"
-    r"|\bfor\s+(?:any|all|every|some)\s+integers?\s+[kn]\b"
+    r"[+-]\s*\d*\s*[kn]\s*\\pi|[+-]\s*(?:360|180)\s*(?:\^\s*\{?\\circ\}?|°)\s*(?:\\cdot\s*)?[kn]\b"
+    r"|\b[kn]\s*(?:\\in|∈)\s*(?:\\mathbb\s*\{?Z|ℤ)"
+    r"|\bfor\s+(?:any|all|every|some)\s+integers?\s+[kn]\b|\b[kn]\$?\s+is\s+(?:any|an)\s+integer\b"
 )
+
+
+_TAIL_WINDOW = 400
+
+
+def _states_a_family(output: str, stated: StatedAnswer, candidates: Candidates) -> bool:
+    """The answer is a family of solutions: in its own words, or, where it is not boxed, in
+    the lines it ends on ("- $x = 135^\\circ + 360^\\circ n$ … where $n$ is any integer")."""
+    if _GENERAL_SOLUTION.search(stated.raw):
+        return True
+    final = candidates.final
+    boxed = final is not None and final.cue == BOXED
+    return not boxed and _GENERAL_SOLUTION.search(output[-_TAIL_WINDOW:]) is not None
 
 
 def near_miss_signals(
@@ -89,7 +106,7 @@ def near_miss_signals(
         found.append("many_answers")
     if _NO_REAL.search(stated.raw) and _COMPLEX_UNIT.search(gold):
         found.append("no_real_solution")
-    if _GENERAL_SOLUTION.search(stated.raw) and not _GENERAL_SOLUTION.search(gold):
+    if _states_a_family(sample.output, stated, candidates) and not _GENERAL_SOLUTION.search(gold):
         found.append("form_requested")  # "x = π/6 + 2kπ, k ∈ ℤ" where the values are listed
     if _answers_one_part(gold, stated.expression):
         found.append("partial_match")
@@ -298,6 +315,8 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
         _close(gold_value, value / 100) or _close(gold_value, 1 + value / 100)
     ):
         return True  # "about 13.3%" for 2/15; "increases by 700%" for a factor of 8
+    if _PERCENT.search(stated.raw) and _PERCENT.search(gold) and abs(value - gold_value) == 100:
+        return True  # "ends at 91% of its value" for a change of -9%: the level, not the change
     return _UNIT_WORD.search(stated.units + " " + stated.raw[-30:]) is not None and (
         gold_value / value in _UNIT_RATIOS
     )
@@ -305,14 +324,17 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
 
 def _fraction_for_percent(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
     """0.85 where the question asks "what percent" and the gold is 85: the proportion, not yet
-    a percent (a bare 0.85 may also be read as 0.85%). An output that itself calls it "0.85%"
-    is just wrong."""
+    a percent (a bare 0.85 may also be read as 0.85%), or the factor 2.25 for an increase of
+    125%. An output that itself calls it "0.85%" is just wrong."""
     if not _PERCENT.search(_question(sample.problem)) or _PERCENT.search(stated.raw):
         return False
     if re.search(rf"(?<![\d.]){re.escape(stated.expression)}\s*(?:\\?%|percent)", sample.output):
         return False
     gold_value, value = _value(gold), _value(stated.expression)
-    return bool(gold_value and value) and _close(gold_value, value * 100)
+    # "2.25 times the original" for a 125% increase: the factor, not yet the change
+    return bool(gold_value and value) and (
+        _close(gold_value, value * 100) or _close(gold_value, (value - 1) * 100)
+    )
 
 
 def _same_angle(gold: str, answer: str, problem: str) -> bool:

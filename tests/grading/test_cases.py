@@ -19,7 +19,7 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 WRITTEN = DATA_DIR / "written_realistic.jsonl"
 # file: (most silent errors, most rows flagged)
 DATA_FLOORS = {
-    "written_realistic.jsonl": (0, 38),
+    "written_realistic.jsonl": (0, 37),
     "heldout_realistic_A.jsonl": (1, 28),
     "heldout_realistic_B.jsonl": (1, 28),
     "heldout_realistic_C.jsonl": (0, 25),
@@ -38,7 +38,7 @@ DATA_FLOORS = {
     "heldout_realistic_M.jsonl": (1, 37),
     "heldout_peer_N.jsonl": (2, 24),
     # The fifth pass: 17 and 12 silent errors on arrival.
-    "heldout_realistic_O.jsonl": (3, 44),
+    "heldout_realistic_O.jsonl": (3, 43),
     "heldout_mixed_P.jsonl": (2, 38),
     # Written after O and P's kinds were fixed: 9 and 6 silent errors on arrival.
     "heldout_realistic_Q.jsonl": (2, 52),
@@ -58,7 +58,7 @@ DATA_FLOORS = {
     "heldout_realistic_AA.jsonl": (3, 32),
     "heldout_mixed_AB.jsonl": (0, 38),
     "heldout_realistic_AC.jsonl": (6, 35),
-    "heldout_mixed_AD.jsonl": (3, 49),
+    "heldout_mixed_AD.jsonl": (3, 48),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
     "heldout_realistic_AE.jsonl": (2, 35),
     "heldout_realistic_AF.jsonl": (1, 32),
@@ -66,9 +66,9 @@ DATA_FLOORS = {
     "heldout_mixed_AH.jsonl": (5, 48),
     # Written after AE to AH: 11, 4, 2 and 7 silent errors on arrival (AK with 84 of 160 rows
     # flagged, most by a Markdown heading read as a GSM8K answer line).
-    "heldout_realistic_AI.jsonl": (4, 32),
+    "heldout_realistic_AI.jsonl": (3, 33),
     "heldout_mixed_AJ.jsonl": (0, 35),
-    "heldout_realistic_AK.jsonl": (3, 45),
+    "heldout_realistic_AK.jsonl": (3, 44),
     "heldout_mixed_AL.jsonl": (4, 45),
     # Written after AI to AL: 10, 7, 6 and 5 silent errors on arrival (AN and AP with base
     # models' invented turns after the answer).
@@ -78,12 +78,12 @@ DATA_FLOORS = {
     "heldout_mixed_AP.jsonl": (1, 53),
     # Written after AM to AP: 9, 4, 2 and 11 silent errors on arrival.
     "heldout_realistic_AQ.jsonl": (6, 36),
-    "heldout_mixed_AR.jsonl": (2, 55),
+    "heldout_mixed_AR.jsonl": (1, 56),
     "heldout_realistic_AS.jsonl": (0, 45),
     "heldout_mixed_AT.jsonl": (7, 49),
     # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
     # languages, with 45% of its rows flagged).
-    "heldout_realistic_AU.jsonl": (10, 35),
+    "heldout_realistic_AU.jsonl": (9, 35),
     "heldout_mixed_AV.jsonl": (3, 74),
     "heldout_realistic_AW.jsonl": (0, 39),
     "heldout_mixed_AX.jsonl": (5, 46),
@@ -93,6 +93,12 @@ DATA_FLOORS = {
     "heldout_mixed_AZ.jsonl": (1, 32),
     "heldout_realistic_BA.jsonl": (4, 33),
     "heldout_mixed_BB.jsonl": (2, 45),
+    # Written after AY to BB: 3, 12, 3 and 7 silent errors on arrival (BD, geometry from chat
+    # assistants, with sentences read down to a verb: "The garden covers about 153.94 m²").
+    "heldout_realistic_BC.jsonl": (3, 33),
+    "heldout_mixed_BD.jsonl": (4, 41),
+    "heldout_realistic_BE.jsonl": (3, 41),
+    "heldout_mixed_BF.jsonl": (4, 44),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -1870,3 +1870,83 @@ def test_an_option_declared_correct_is_the_answer():
 
 def test_an_output_that_stops_on_a_subordinating_word_is_truncated():
     assert "truncated" in reasons(grade("7", "So far the count is 5, and it grows when"))
+
+
+# Round eight (BC to BF): docs/grading.md, "Round eight".
+
+
+def test_a_percent_of_a_number_is_the_percent_or_the_amount_the_gold_asks_for():
+    output = "18 / 120 = 0.15, so 18 is 15% of 120."
+
+    assert grade("15\\%", output).auto_verdict is Verdict.CORRECT
+    assert grade("18", "The tip is 15% of 120.").auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("-4\\%", "**The price ends at 96% of what it was.**", "What is the percent change?"),
+        (
+            "44",
+            "**The new volume is 1.44 times the original volume.**",
+            "By what percent does it grow?",
+        ),
+    ],
+)
+def test_a_level_or_a_factor_for_a_percent_change_is_flagged(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "unit_mismatch" in reasons(graded)
+
+
+def test_a_verb_before_an_approximate_value_leaves_the_value():
+    graded = grade("36\\pi", "**The pool holds about 113.1 m³.**")
+
+    assert graded.needs_review
+    assert graded.evaluation("answer_check").extracted == "113.1"
+
+
+def test_a_lone_word_left_by_the_reading_is_no_answer():
+    graded = grade("12", "So the answer 12 is right")
+
+    assert graded.evaluation("answer_check").status.value == "parse_error"
+    assert grade("\\infty", "The limit is infinity.").auto_verdict is Verdict.CORRECT
+
+
+def test_an_output_that_stops_inside_a_display_is_truncated():
+    output = "## Volume\n\n$$V = \\pi r^2 h = \\pi (3)^2"
+    closed = "$$V = 9\\pi \\cdot 4 = 36\\pi$$"
+
+    assert "truncated" in reasons(grade("36\\pi", output))
+    assert "truncated" not in reasons(grade("36\\pi", closed))
+
+
+def test_square_and_cubic_inches_for_feet_are_another_unit():
+    output = "Area = 24 in × 36 in = **864 square inches**"
+
+    assert "unit_mismatch" in reasons(grade("6", output, "How many square feet is the rug?"))
+
+
+def test_a_named_angle_or_side_is_the_subject_not_the_answer():
+    assert grade("60", "Angle $B$ measures sixty degrees.").auto_verdict is Verdict.CORRECT
+    assert grade("9", "Side $QR$ is 9 cm long.").auto_verdict is Verdict.CORRECT
+
+
+def test_a_general_solution_in_degrees_where_values_are_listed_is_flagged():
+    output = "So\n\n- $x = 30^\\circ + 360^\\circ k$\n- $x = 150^\\circ + 360^\\circ k$\n\nwhere $k$ is any integer."
+
+    assert "form_requested" in reasons(grade("30^\\circ, 150^\\circ", output))
+
+
+def test_another_value_in_brackets_after_a_bold_answer_is_a_hedge():
+    hedged = grade("30", "So the perimeter is **30** (or $28$ if the gap is left open).")
+    same = grade("0.25", "So the chance is **1/4** (or 0.25).")
+
+    assert "hedged" in reasons(hedged)
+    assert not same.needs_review
+
+
+def test_an_approximation_with_its_unit_that_is_not_the_value_is_flagged():
+    assert "multiple_answers" in reasons(grade("9\\pi", "**Area = 9π m² ≈ 26.27 m²**"))
+    assert not grade("9\\pi", "**Area = 9π m² ≈ 28.27 m²**").needs_review
