@@ -57,6 +57,8 @@ _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\ba
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
 # A short label before the value: "Balance: $1,909.62", "Total cost: 36".
 _LEADING_LABEL = re.compile(r"^[A-Z][a-z]*(?:\s+[a-z]+){0,3}\s*:\s+(?=[-−$\\\d(√\[])")
+# All a sentence keeps before "about" or "≈" once read down: a verb or a label ("covers",
+# "Circumference"), which leads to the value rather than being it.
 _LEAD_WORDS = re.compile(r"[A-Za-z][a-z]+(?:\s+[a-z]{2,})?")
 _APPROX_WORDS = (
     r"approximately|about|roughly|around|nearly|almost|etwa|ungefähr|environ|aproximadamente"

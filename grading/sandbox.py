@@ -270,6 +270,23 @@ class SandboxPool:
         """Process ids of the children alive now, by slot."""
         return [c.pid for c in self._children if c is not None]
 
+    def rows_finished(self) -> int:
+        """Rows the children finished over the pool's life: those whose answers arrived
+        (``rows_graded``) and those whose answers still wait in a child's buffer, behind a row
+        that holds the interpreter lock. Safe to read from another thread."""
+        waiting = 0
+        for child in list(self._children):
+            if child is None or child.closed:
+                continue
+            inflight = list(child.inflight)
+            try:
+                current = child.record.current_row()
+            except ValueError:  # closed by the grading thread meanwhile
+                continue
+            if current in inflight:
+                waiting += inflight.index(current)
+        return self.rows_graded + waiting
+
     @property
     def server_pid(self) -> int:
         """The fork server's process id (it is restarted if it dies)."""

@@ -127,12 +127,14 @@ STUCK_CSV = (
 
 
 def signal_once_a_row_is_graded(pool, rows_before: int) -> threading.Thread:
-    """Send this process SIGUSR1 as soon as ``pool`` has graded a row: the stuck row is then
-    in a child, and the grading loop waits for it."""
+    """Send this process SIGUSR1 as soon as a child of ``pool`` has finished a row: the stuck
+    row is then in a child, and the grading loop waits for it. The finished row counts whether
+    or not its answer reached the parent: the stuck row holds the child's interpreter lock, so
+    its writer thread may not send it for as long as the row runs."""
 
     def wait_and_signal() -> None:
         deadline = time.monotonic() + 300
-        while pool.rows_graded == rows_before and time.monotonic() < deadline:
+        while pool.rows_finished() == rows_before and time.monotonic() < deadline:
             time.sleep(0.02)
         os.kill(os.getpid(), signal.SIGUSR1)
 
@@ -155,7 +157,7 @@ def test_a_soft_time_limit_in_mid_batch_sends_the_rows_on_and_each_is_then_grade
     previous = signal.signal(signal.SIGUSR1, soft_timeout_sighandler)
     try:
         # When the soft limit fires while the batch is being graded
-        signaller = signal_once_a_row_is_graded(pool, pool.rows_graded)
+        signaller = signal_once_a_row_is_graded(pool, pool.rows_finished())
         saved = grade_chunk(first.pk)
         signaller.join()
     finally:
