@@ -355,13 +355,11 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     approx = _APPROX.search(text)
     if approx and approx.start() > 0:
         text, approximation = text[: approx.start()].strip(), text[approx.end() :].strip()
-        if approximation and (_LONE_VARIABLE.fullmatch(text) or _LEAD_WORDS.fullmatch(text)):
+        lead_words = _LEAD_WORDS.fullmatch(text) is not None
+        if approximation and (lead_words or _LONE_VARIABLE.fullmatch(text)):
             # "x \approx 3.32", "covers about 153.94 m²" and "Circumference ≈ 28.27 cm" state
             # the approximation
-            text, approximate = (
-                approximation,
-                approximate or _LEAD_WORDS.fullmatch(text) is not None,
-            )
+            text, approximate = approximation, approximate or lead_words
     compound = _compound_quantity(text)
     if compound is not None:
         text, units = compound

@@ -296,9 +296,9 @@ def boxes_an_operand(output: str, candidates: Candidates) -> bool:
     it reached ("$120 - 18 = 102$ books remain." and then ``\\boxed{120}``); a check of the
     answer ("Check: 5 + 3 = 8 ✓") is no such line."""
     final = candidates.final
-    if final is None or final.cue != BOXED or not _PLAIN_NUMBER.fullmatch(final.text.strip()):
+    value = final.text.strip() if final is not None and final.cue == BOXED else ""
+    if not _PLAIN_NUMBER.fullmatch(value):
         return False
-    value = final.text.strip()
     line_start = output.rfind("\n", 0, final.start)
     window_start = max(0, line_start - _WORKING_REACH)
     reply_start = output.rfind("</think>", window_start, final.start) + 1

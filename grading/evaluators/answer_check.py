@@ -188,8 +188,8 @@ def _grade_math(
         # "covers", left of a sentence the reading could not reduce, is no product c·o·v·e·r·s
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a word"}
     comparison = _compare(compared_gold, stated)
-    count = counted(stated.raw) if kind is AnswerType.INTEGER else None
-    if not comparison.equal and count is not None:  # "3 out of 5" where a count is asked
+    count = counted(stated.raw) if not comparison.equal and kind is AnswerType.INTEGER else None
+    if count is not None:  # "3 out of 5" where a count is asked
         stated = replace(stated, expression=count)
         comparison = _compare(compared_gold, stated)
         shown = {**shown, "extracted": count, "extracted_latex": count}
