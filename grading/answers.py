@@ -26,7 +26,7 @@ from grading.equivalence.rewrite import (
     unicode_to_latex,
     words_to_number,
 )
-from grading.units import unit_named
+from grading.units import DOLLARS_AND_CENTS, unit_named
 
 MAX_ANSWER_CHARS = 400
 
@@ -56,6 +56,13 @@ _RESTATED = re.compile(
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
 # A short label before the value: "Balance: $1,909.62", "Total cost: 36".
+# A number as programmers write it in base 16, 2 or 8: "0xFF" is FF_{16}
+_BASE_LITERAL = re.compile(r"(?<![\w.])0(?:x([0-9A-Fa-f]+)|b([01]+)|o([0-7]+))(?![\w.])")
+_BELOW_ZERO = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:degrees?|°|grad|grados|degrés|градус\w*)?\s*(?:[CF]\s+)?"
+    r"(?:below zero|bajo cero|unter null|sous zéro|ниже нуля)",
+    re.IGNORECASE,
+)
 _LEADING_LABEL = re.compile(r"^[A-Z][a-z]*(?:\s+[a-z]+){0,3}\s*:\s+(?=[-−$\\\d(√\[])")
 # All a sentence keeps before "about" or "≈" once read down: a verb or a label ("covers",
 # "Circumference"), which leads to the value rather than being it.
@@ -144,9 +151,11 @@ _OFFERS_ANOTHER = re.compile(r"\b(?:or|either|oder|ou)\b", re.IGNORECASE)
 # "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:(?:[  \u202f]|\\,|\\ )\d{3})+(?![\d.]\d)")
 # "1 h 15 min", "3 Stunden und 35 Minuten", "2 horas y 30 minutos", "1時間20分", "2小时15分钟".
-_HOURS = r"h|hours?|hrs?|stunden?|std\.?|horas?|heures?|ore|ora|часа?|часов|ч|時間|小时|小時|시간"
-_MINUTES = r"min|minutes?|minuten?|minutos?|minuti|минут[аы]?|мин|分钟|分鐘|分|분"
-_SECONDS = r"s|sec|seconds?|sekunden?|segundos?|secondes?|secondi|секунд[аы]?|сек|秒|초"
+_HOURS = (
+    r"h|hours?|hrs?|stunden?|std\.?|horas?|heures?|ore|ora|часа?|часов|ч|時間|小时|小時|시간|giờ"
+)
+_MINUTES = r"min|minutes?|minuten?|minutos?|minuti|минут[аы]?|мин|分钟|分鐘|分|분|phút"
+_SECONDS = r"s|sec|seconds?|sekunden?|segundos?|secondes?|secondi|секунд[аы]?|сек|秒|초|giây"
 _COMPOUND_TIME = re.compile(
     rf"(\d+)\s*({_HOURS}|{_MINUTES})(?![A-Za-zА-Яа-яäöüé])\s*,?\s*(?:(?:and|und|y|e|et|и)\s+)?"
     rf"(\d+)\s*({_MINUTES}|{_SECONDS})(?![A-Za-zА-Яа-яäöüé])",
@@ -172,7 +181,7 @@ _OPENS_SPAN = re.compile(r"(?<!\\)\$|\\[(\[]")
 # Copulas of Chinese and Japanese, and of the European languages whose "is" and "are" the
 # sentence patterns do not read ("1250 g sind 1,250 kg", "el total es 45").
 _COPULA = re.compile(
-    r"[是为為]|(?<=[\u3040-\u30ff\u4e00-\u9fff])は|\s(?:sind|ist|son|es|sont|est|são|é"
+    r"[是为為]|(?<=[\u3040-\u30ff\u4e00-\u9fff])(?<!また)は|\s(?:sind|ist|son|es|sont|est|são|é"
     r"|beträgt|ergibt|cuestan?|custam?|coûtent?|составляет|равн[оаы])\s"
 )
 _CJK_UNIT = re.compile(r"(?<=[\d}])\s*([\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{1,4})$")
@@ -300,6 +309,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
     text = scale_words(unicode_to_latex(text).replace("**", ""))
     text = _reals_except(text)
+    if "0" in text:
+        text = _BASE_LITERAL.sub(_base_subscript, text)
+    text = _BELOW_ZERO.sub(r"-\1", text)  # "4 degrees below zero" is -4
     afterthought = _PARENTHESISED_ALTERNATIVE.search(text) if "(" in text else None
     if afterthought is not None and afterthought.start() > 0:
         first = read_answer(text[: afterthought.start()])
@@ -329,6 +341,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         text = text[: offered.start()]
     if _PROSE_WORDS.search(text):  # "sixteen percent", "three-fourths", "十八人"
         text = chinese_numerals(number_words(fraction_words(angle_words(text))))
+    if "cent" in text:
+        text = DOLLARS_AND_CENTS.sub(_in_dollars, text)  # "7 dollars and 50 cents" is 7.50
     again = _BRACKETED_NUMBER.search(text) if "(" in text else None
     if again is not None and again.group(1) in re.findall(r"\d+", text[: again.start()]):
         text = text[: again.start()]  # "twenty-nine dollars ($29)": the number said twice
@@ -394,6 +408,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     number = _number_phrase(text)
     if number is not None:
         text = number
+    elif " and " in text and _ASSIGNMENT_LIST.fullmatch(text.strip()):
+        text = _AND_BETWEEN.sub(", ", text)  # "x = -1 and y = 4" lists values as "x = -1, y = 4"
     return StatedAnswer(
         expression=text.strip(),
         raw=raw,
@@ -405,6 +421,15 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         compound=compound is not None,
         approximate=approximate,
     )
+
+
+def _in_dollars(match: re.Match) -> str:
+    return f"{match.group(1)}.{int(match.group(2)):02d} dollars"
+
+
+def _base_subscript(match: re.Match) -> str:
+    digits, base = next((d, b) for d, b in zip(match.groups(), (16, 2, 8), strict=True) if d)
+    return f"{digits.upper()}_{{{base}}}"
 
 
 def _without_subject(text: str) -> str:
@@ -505,6 +530,7 @@ _ASSIGNED_NUMBER = r"(?<![A-Za-z\\])[a-z]\s*=\s*[-−]?\d+(?:\.\d+)?(?:\s*/\s*\d
 _ASSIGNMENT_LIST = re.compile(
     rf"{_ASSIGNED_NUMBER}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+){_ASSIGNED_NUMBER})+(?![\d.]*\s*[=<>])"
 )
+_AND_BETWEEN = re.compile(r"\s*,?\s+and\s+")
 _TIME_OF_DAY = re.compile(
     r"(?<![\d:.])(\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s*m\b\.?)?)(?![\d:])", re.I
 )

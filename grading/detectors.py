@@ -77,13 +77,19 @@ _DANGLING_WORDS = frozenset(
     "an the is are was were be of to and or but for with by from into in on at as than"
     " that which then so thus therefore hence because since plus minus times over equals"
     " gives get we our its this these each when if where while whose whether unless until"
-    " although though whereas".split()
+    " although though whereas"
+    # the same in the other languages outputs come in: "Per n = 20 otteniamo", "damit ist"
+    " otteniamo abbiamo obtenemos tenemos obtenons obtient erhalten erhält ergibt obtemos"
+    " temos sono es son ist sind est sont".split()
 )
 # Characters a finished line ends with; a long line ending otherwise was cut off.
 _SENTENCE_CLOSERS = frozenset(".!?)]}$*\"'✓。！？")
 _CUT_LINE_WORDS = 8
 # "… = Rs. 5, so the correct": an adjective that waits for its noun ("answer", "option").
 _DANGLING_ADJECTIVE = re.compile(r"\bthe\s+(?:correct|final|right)$", re.IGNORECASE)
+# A table whose last row stops before its closing bar, where the row above has one: cut off.
+_CUT_TABLE_ROW = re.compile(r"\|[ \t]*\n[ \t]*\|[^\n|]*(?:\|[^\n|]*)*[^\s|][ \t]*$")
+_TABLE_ROWS_CHARS = 400
 _WORDS = re.compile(r"[^\W\d_]+")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
 _SO_CLAUSE = re.compile(r",\s*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
@@ -167,7 +173,7 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     last_word = _LAST_WORD.search(text[-40:])
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
         return True
-    if _DANGLING_ADJECTIVE.search(text[-40:]):
+    if _DANGLING_ADJECTIVE.search(text[-40:]) or _CUT_TABLE_ROW.search(text[-_TABLE_ROWS_CHARS:]):
         return True
     return _ends_inside_box(text[-MAX_BOX_CHARS:]) or _ends_inside_math(text)
 

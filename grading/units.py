@@ -54,6 +54,19 @@ _UNITS: dict[str, tuple[str, tuple[str, ...]]] = {
     "km/h": ("speed", ("km/h", "kph", "km/hr", "kilometers per hour", "kilometres per hour")),
     "mph": ("speed", ("mph", "mi/h", "miles per hour")),
     "ft/s": ("speed", ("ft/s", "feet per second")),
+    "A": ("current", ("A", "amp", "amps", "ampere", "amperes")),
+    "mA": ("current", ("mA", "milliamp", "milliamps", "milliampere", "milliamperes")),
+    "V": ("voltage", ("V", "volt", "volts")),
+    "mV": ("voltage", ("mV", "millivolt", "millivolts")),
+    "kV": ("voltage", ("kV", "kilovolt", "kilovolts")),
+    "W": ("power", ("W", "watt", "watts")),
+    "mW": ("power", ("mW", "milliwatt", "milliwatts")),
+    "kW": ("power", ("kW", "kilowatt", "kilowatts")),
+    "J": ("energy", ("J", "joule", "joules")),
+    "kJ": ("energy", ("kJ", "kilojoule", "kilojoules")),
+    "Pa": ("pressure", ("Pa", "pascal", "pascals")),
+    "kPa": ("pressure", ("kPa", "kilopascal", "kilopascals")),
+    "MPa": ("pressure", ("MPa", "megapascal", "megapascals")),
     "cent": ("money", ("cent", "cents", "¢")),
     "dollar": ("money", ("dollar", "dollars", "$", "\\$")),
     "deg": ("angle", ("degree", "degrees", "°", "^\\circ", "^{\\circ}")),
@@ -78,6 +91,8 @@ _ASKED = re.compile(
 _AFTER_NUMBER = re.compile(rf"\d\s*(?P<unit>{_SPELLING_RE})(?![A-Za-z])", re.IGNORECASE)
 
 _DOLLARS_BEFORE_NUMBER = re.compile(r"\$\s*\d")
+# "10 dollars 50 cents", "3 dollars and 5 cents": one amount
+DOLLARS_AND_CENTS = re.compile(r"(\d+)\s*dollars?,?\s*(?:and\s+)?(\d{1,2})\s*cents?\b", re.I)
 # LaTeX around a unit ("60 \\text{ km/h}", "5\\,\\mathrm{cm}"): its words stay, the commands go.
 _TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|mbox|textrm|,|\s)\s*(?:\{([^{}]*)\})?")
 
@@ -102,6 +117,8 @@ def asked_unit(problem: str) -> Unit | None:
 def stated_unit(answer: str) -> Unit | None:
     """The unit an answer gives after its number, if it is one this table knows."""
     answer = _TEXT_COMMAND.sub(r"\1", answer[-200:])  # "60 \\text{ km/h}"
+    if DOLLARS_AND_CENTS.search(answer):
+        return unit_named("dollar")  # "99 dollars and 12 cents" is an amount in dollars
     found = [m.group("unit") for m in _AFTER_NUMBER.finditer(answer)]
     if not found and _DOLLARS_BEFORE_NUMBER.search(answer):
         found = ["$"]  # "$2.05" where cents were asked

@@ -8,7 +8,7 @@ pattern is linear-time.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from grading.candidates.cues import (
@@ -87,9 +87,11 @@ _VERB = re.compile(
 _STATED_BY_VERB = re.compile(r"\b(?:is|are|was|were|equals?)\s+\S")
 _STATED_BY_VERB_OR_HAS = re.compile(r"\b(?:is|are|was|were|equals?|has|have|gets?|makes?)\s+\S")
 # A relative clause that compares what the sentence stated with something else: ", which is
-# 31 fewer than it started with" (not ", which equals seven hundred twenty").
+# 31 fewer than it started with" (not ", which equals seven hundred twenty"), or checks it.
 _RELATIVE_CLAUSE = re.compile(
     r",\s+(?:which|that)\s+(?:is|are|was|were|means)\b(?=[^.;]*\b(?:than|fewer|times as)\b)"
+    # or checks it: ", which checks: $6+3+2=11$", ", which satisfies the equation"
+    r"|,\s+(?:which|that|and this)\s+(?:checks|confirms|satisfies|works|is (?:correct|consistent))\b"
 )
 _STATES_A_VALUE = re.compile(r"\d|\\[A-Za-z]|\$")
 # Something a verb can state: a word, a number, LaTeX, masked mathematics or a symbol ("∞").
@@ -228,6 +230,11 @@ _ASKED_UNIT = re.compile(
     re.IGNORECASE,
 )
 # A rate or a share: "$12 per person", "3 each".
+# "If 5 more get on, 8 seats would still be empty": what would follow from a change the
+# question does not make remarks on the statement before it
+_HYPOTHETICAL = re.compile(
+    r"^\W*(?:if|suppose|supposing|assuming)\b[^.?!]*\b(?:would|could|might)\b", re.IGNORECASE
+)
 _PER_UNIT = re.compile(r"\b(?:per|each|apiece|every|average|rate)\b", re.IGNORECASE)
 _ASKED_VARIABLE = re.compile(
     r"\b(?:value|values)\s+of\s+\$?([A-Za-z])\$?(?![A-Za-z])|\b(?:solve\s+for|find)\s+\$([A-Za-z])\$",
@@ -334,6 +341,7 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
         *(m.end() for m in SENTENCE_END.finditer(text, 0, stop) if not _labels_option(text, m)),
     ]
     remark: Candidate | None = None  # the last sentence, when it only remarks
+    hypothetical = False  # the remark supposes a change ("If 5 more get on, … would …")
     for start in reversed(ends):
         sentence = text[start:stop].rstrip().rstrip(_STOPS)
         stop = start
@@ -364,7 +372,8 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
             ):
                 # "So k = −3 makes x = 2 a solution" for "For what value of k …?"
                 return (given,)
-            if candidate is not None and candidate.cue != LAST_SENTENCE:
+            hypothetical = _HYPOTHETICAL.match(sentence) is not None
+            if candidate is not None and candidate.cue != LAST_SENTENCE and not hypothetical:
                 first = _first_clause(sentence, offset + start, own_line)
                 if first and _assigns(first[0].text, asked.variable):
                     return first  # "Therefore $k = 4$, and the line is …" for "what value of k"
@@ -373,23 +382,25 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
                 return ()
             remark = candidate
             continue
+        statement = _predicate(sentence, offset + start, own_line)
+        states_a_value = statement is not None and _STATES_A_VALUE.search(statement.text)
+        if hypothetical:
+            if states_a_value:  # the statement stands; the supposition only follows it
+                return (statement, replace(remark, cue=LAST_SENTENCE))
         # Only the sentence right before the remark, and not one that introduces what
         # follows ("So we need 4 times as much oil:").
-        if _CONCLUSION_WORDS.match(sentence) and not sentence.rstrip().endswith(":"):
-            conclusion = _predicate(sentence, offset + start, own_line)
+        elif _CONCLUSION_WORDS.match(sentence) and not sentence.rstrip().endswith(":"):
             if (
-                conclusion is not None
-                and conclusion.cue == CONCLUSION
-                and _STATES_A_VALUE.search(conclusion.text)
-                and _names(conclusion.text, asked.unit)
+                states_a_value
+                and statement.cue == CONCLUSION
+                and _names(statement.text, asked.unit)
                 and not _names(remark.text, asked.unit)
             ):
-                return (conclusion, remark)
+                return (statement, remark)
         elif not asked.per_unit and _PER_UNIT.search(remark.text):
             # "4 × 9 = $36 total. That's $12 per person if they split it evenly." for the
             # total: a share the question does not ask for remarks on the statement before it
-            statement = _predicate(sentence, offset + start, own_line)
-            if statement is not None and _STATES_A_VALUE.search(statement.text):
+            if states_a_value:
                 return (statement, remark)
         break
     return (remark,) if remark is not None else ()
@@ -530,6 +541,15 @@ _SAID_OF_A_QUANTITY = re.compile(
 )
 
 
+# A subject that counts something ("13 seats", not "the 3 numbers"), and a predicate of a few
+# words that says what they are or where ("empty", "on the shelf")
+_COUNTED = re.compile(r"(?<!the )(?<![\w.,])\d+(?:[.,]\d+)*\s+[A-Za-z]{3,}\s*$")
+_FEW_WORDS = re.compile(r"\W*[A-Za-z]{2,}(?:\s+[A-Za-z]+){0,4}\W*")
+_SPELLED_NUMBER = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|fif)teen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|half)\b",
+    re.IGNORECASE,
+)
 _DASH = re.compile(r"\s[—–]\s")
 # Answers that are no number: "no solution", "none", "infinitely many".
 _ANSWER_PHRASE = re.compile(
@@ -552,6 +572,12 @@ def _answer_then_why(head: str, rest: str) -> bool:
 def _is_subject_value(subject: str, predicate: str) -> bool:
     """The subject states a quantity and what follows the verb only says what became of it
     ("Three-fourths of the pizza is left", "12 liters are still needed")."""
+    if (
+        _FEW_WORDS.fullmatch(predicate)
+        and _COUNTED.search(subject)
+        and not _SPELLED_NUMBER.search(predicate)
+    ):
+        return True  # "so 42 − 29 = 13 seats are empty", "12 books are on the shelf"
     return _SAID_OF_A_QUANTITY.fullmatch(predicate) is not None and _states_quantity(subject)
 
 

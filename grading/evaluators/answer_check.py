@@ -19,7 +19,15 @@ from dataclasses import replace
 from grading import options
 from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, counted, is_sentence, percent_of, read_answer
-from grading.candidates import BOXED, Candidate, Candidates, hedges, sentence_of, text_end
+from grading.candidates import (
+    BOXED,
+    PLAIN_CUES,
+    Candidate,
+    Candidates,
+    hedges,
+    sentence_of,
+    text_end,
+)
 from grading.equivalence.check import (
     Comparison,
     compare_values,
@@ -136,6 +144,10 @@ def _grade_math(
     final = candidates.final
     if final is None:
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "no stated answer"}
+    if final.cue in PLAIN_CUES and _only_restates_the_question(
+        final.text, sample.output, sample.problem
+    ):
+        return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "only the givens"}
     multi_part = is_multi_part(sample.gold)
     joined = _joined_parts(candidates, multi_part)
     stated = read_answer(joined or final.text, boxed=final.cue == BOXED and not joined)
@@ -199,6 +211,20 @@ def _grade_math(
         stated = replace(stated, expression=amount)
         comparison = _compare(compared_gold, stated)
         shown = {**shown, "extracted": amount, "extracted_latex": amount}
+    defined = (
+        _with_definition(sample.output, final, stated.expression) if not comparison.equal else ""
+    )
+    if defined and _compare(compared_gold, replace(stated, expression=defined)).equal:
+        # "\boxed{\dfrac{\varphi}{2}}, where \varphi = \frac{1+\sqrt5}{2}"
+        stated = replace(stated, expression=defined)
+        comparison = _compare(compared_gold, stated)
+    ratio = _RATIO_ANSWER.fullmatch(stated.expression.strip()) if not comparison.equal else None
+    if ratio is not None and _FRACTION_GOLD.fullmatch(gold):
+        as_fraction = f"\\frac{{{ratio.group(1)}}}{{{ratio.group(2)}}}"
+        if _compare(compared_gold, replace(stated, expression=as_fraction)).equal:
+            # "19:20" for \frac{19}{20}: the value, in a ratio's notation
+            comparison = Comparison(True, "rewrite")
+            signals.append("form_requested")
     if not comparison.equal and _on_the_hour(gold, stated.expression, sample.problem):
         comparison = Comparison(True, "synonym")  # "17:00" for "at what hour … afternoon?" 5
     if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
@@ -208,13 +234,17 @@ def _grade_math(
     if (
         kind is AnswerType.TEXT
         and not comparison.equal
-        and _names_the_gold(gold, stated.expression, sample.problem)
+        and (
+            _names_the_gold(gold, stated.expression, sample.problem)
+            # "Carol is the tallest." for "Who is the tallest?": the predicate is the question's
+            or _names_the_gold(gold, sentence_of(sample.output, final), sample.problem)
+        )
     ):
         comparison = Comparison(True, "synonym")
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
-    if _offered_after(sample.output, final):
+    if _offered_after(sample.output, final) or _answers_on_conditions(sample.output, final):
         signals.append("hedged")  # "the area is **24** (or $6\sqrt{7}$ if 8 is the hypotenuse)"
     if hedges(sample.output, final) and (correct or _OFFERS_ANOTHER.search(final.text)):
         # "probably 12" is a guess a person confirms when it is right; a wrong guess is just
@@ -274,6 +304,45 @@ _OFFERED_AFTER = re.compile(
 )
 
 
+# A clause that sets a condition, at the start of a sentence or of a clause in it
+_CONDITION_OPENS = re.compile(r"(?:^|[;,:]\s*|\bbut\s+)\W*(?:if|when|assuming|otherwise)\b", re.I)
+_CONDITION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+def _answers_on_conditions(output: str, final: Candidate) -> bool:
+    """The sentence gives an answer for each of two readings ("If the empty set is counted,
+    the answer is $377$; if only nonempty subsets are intended, it is $376$")."""
+    sentence = sentence_of(output, final)
+    return (
+        len(_CONDITION_OPENS.findall(sentence)) >= 2
+        and len(set(_CONDITION_NUMBER.findall(sentence))) >= 2
+    )
+
+
+_RATIO_ANSWER = re.compile(r"(\d+)\s*:\s*(\d+)")
+_FRACTION_GOLD = re.compile(r"\$?\s*\\[dt]?frac\s*\{\d+\}\s*\{\d+\}\s*\$?|\d+\s*/\s*\d+")
+# "…, where \varphi = \frac{1+\sqrt5}{2} is the golden ratio": a symbol the answer is
+# written in, defined right after it
+_DEFINED_AFTER = re.compile(
+    r"\b(?:where|with)\b[}\s]*(?:\$|\\\()?\s*(\\[A-Za-z]+|[A-Za-z])\s*=\s*"
+    r"(.{1,80}?)\s*(?=\\text|\\\)|\$|,\s|\.\s|\.?$|\n|\s(?:is|are)\b)"
+)
+_DEFINITION_REACH = 160
+
+
+def _with_definition(output: str, final: Candidate, expression: str) -> str:
+    """The answer with the symbol defined right after it put in ("" when there is none)."""
+    end = text_end(output, final)
+    found = _DEFINED_AFTER.search(output, end, end + _DEFINITION_REACH) if end is not None else None
+    if found is None:
+        return ""
+    symbol, definition = found.groups()
+    occurrence = re.compile(rf"{re.escape(symbol)}(?![A-Za-z])")
+    if not occurrence.search(expression):
+        return ""
+    return occurrence.sub(lambda _: f"({definition})", expression)
+
+
 def _offered_after(output: str, final: Candidate) -> bool:
     """Another value offered in brackets right after the stated one, which the reading did not
     see: a bold or boxed value ends before it ("**24** (or $6\\sqrt{7}$ if …)")."""
@@ -283,6 +352,24 @@ def _offered_after(output: str, final: Candidate) -> bool:
         return False
     other = read_answer(offered.group(1)).expression
     return bool(other) and not compare_values(other, read_answer(final.text).expression).equal
+
+
+_GIVEN_NUMBER = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*(?![\d.,]*\d)")
+_WORKED = re.compile(r"[=+×÷*/^]|\\(?:times|cdot|frac|div)|\s[-−]\s")
+_COUNT_OF_THINGS = re.compile(r"\d+(?:[.,]\d+)*\s+[A-Za-z]{3,}")
+
+
+def _only_restates_the_question(answer: str, output: str, problem: str) -> bool:
+    """The output repeats the question's numbers, works nothing out, and ends on a count of
+    things ("Mr. Lee teaches 3 classes. Each class has 28 students. …" for how many worksheets
+    he needs): it never answers. A median or a set picked from the givens is no count."""
+    numbers = set(_GIVEN_NUMBER.findall(output))
+    return (
+        _COUNT_OF_THINGS.search(answer) is not None
+        and len(numbers) >= 2
+        and not _WORKED.search(output)
+        and numbers <= set(_GIVEN_NUMBER.findall(problem))
+    )
 
 
 def _word_of(word: str, gold: str) -> bool:

@@ -12,6 +12,7 @@ import re
 from grading import options
 from grading.answers import read_answer
 from grading.candidates import (
+    Candidate,
     Candidates,
     hedge_words,
     hedges,
@@ -43,9 +44,10 @@ _OPENING_POLARITY = {"是的": True, "是": True, "对": True, "はい": True, "
 _MARKED_CJK_YES_NO = re.compile(
     r"(?:答案|回答|答)\s*[:：]?\s*[*「\"]*(是的|不是|是|否|不对|对|はい|いいえ)(?=[\s,.。，、!！*」\"]|$)"
 )
-# A reply that opens on the word alone: "Faux. Contre-exemple : …", "Nein, denn …".
+# A reply that opens on the word alone: "Faux. Contre-exemple : …", "Nein, denn …", or on a
+# qualified one ("Mathematically, yes: …").
 _OPENING_WORD = re.compile(
-    r"^[\s*#>\"'(]*(yes|no|true|false|oui|non|vrai|faux|ja|nein|wahr|falsch|sí|verdadero|falso"
+    r"^[\s*#>\"'(]*(?:[A-Za-z]+ly,\s+)?(yes|no|true|false|oui|non|vrai|faux|ja|nein|wahr|falsch|sí|verdadero|falso"
     r"|sim|não|да|нет)[\s*]*[.,!:;—–-]",
     re.IGNORECASE,
 )
@@ -65,6 +67,8 @@ _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
     r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
     r"|more or less|kind of|sort of|technically|strictly speaking|loosely speaking"
+    r"|(?:almost|nearly) (?:all|always|every)|fast (?:alle|immer)|presque (?:tous|toujours)"
+    r"|casi (?:todos|siempre)|quase (?:todos|sempre)|почти (?:все|всегда)"
     r"|for (?:all )?practical purposes|in (?:a|one|some|certain)\s+(?:[a-z]+\s+)?sense"
     r"|hängt (?:davon )?ab|teilweise|(?:ça|cela) dépend|dépend de|en partie|depende"
     r"|parcialmente|en parte|зависит|частично)\b",
@@ -160,6 +164,11 @@ def _choice_misreads(
 _LABELLED_OPTION = re.compile(r"\(([A-E])\)\s*[^\s()]")
 _RULES_OUT = re.compile(r"\bnot\b|\brather than\b|\binstead of\b|\bexcluded?\b", re.IGNORECASE)
 _A_LIST = 3  # labelled options in one statement that make it a list of them
+# "Answer: C, D", "(B) & (D)": two letters given as the answer of a single-answer question
+_MANY_ASKED = re.compile(r"\ball that apply\b|\bselect all\b|\bwhich (?:two|three)\b", re.I)
+_LETTERS_GIVEN = re.compile(
+    r"[\s*(]*[A-E][\s.)*]*(?:(?:,|&|/|\band\b)[\s*(]*[A-E][\s.)*]*)+", re.IGNORECASE
+)
 
 
 def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
@@ -175,6 +184,12 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             letters = [lone.group(1).upper()]  # "The answer is b." where (B) is an option
         if options.offers_several(final.text):  # "(A) or (C)", "B: 12 or D: 24"
             signals.append("hedged")
+        elif (
+            _LETTERS_GIVEN.fullmatch(final.text)
+            and not _LETTERS_GIVEN.fullmatch(sample.gold)
+            and not _MANY_ASKED.search(sample.problem)
+        ):
+            signals.append("multiple_answers")
         if len(_LABELLED_OPTION.findall(final.text)) >= _A_LIST and not _RULES_OUT.search(
             final.text
         ):
@@ -205,7 +220,11 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             if named and named != letter:
                 signals.append("letter_value_mismatch")
         elif listed:
-            letter = _option_with_value(listed, final.text)
+            letter = _option_with_value(listed, final.text) or _option_said(
+                listed, sentence_of(sample.output, final)
+            )  # "The two quantities are equal." is option C's own sentence
+            if letter and _LETTER_ONLY.search(sample.problem):
+                signals.append("form_requested")  # the option's value, where its letter is asked
             if letter and _written_in_another_option(listed, letter, final.text):
                 # "0.375" is (A) 37.5% by value but is written in (D) 0.375%
                 signals.append("letter_value_mismatch")
@@ -227,6 +246,10 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                 earlier.add(line.group(1).upper())
     if letter and earlier - {letter}:
         signals.append("multiple_answers")
+    doubt = _doubt_after(sample.output, final) if letter and final is not None else None
+    if doubt is not None and doubt.group(2).upper() != letter:
+        # "Answer: C … maybe B?", "The answer is B. … That points to (A)."
+        signals.append("hedged" if doubt.group(1).lower() in _GUESSES else "multiple_answers")
     if letter is None:
         letter, _ = choice.committed_answer("letter", sample.output)
         if letter is not None and _TWO_LETTERS_OFFERED.search(sample.output[-_RESULT_REACH:]):
@@ -234,6 +257,25 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
     if declines(sample.output[-300:]):
         signals.append("declined")
     return letter, signals
+
+
+_LETTER_ONLY = re.compile(
+    r"\b(?:letter|choice) (?:of the (?:correct )?(?:option|answer|choice) )?only\b"
+    r"|\bonly (?:the|its|a single) letter\b|\bjust the letter\b",
+    re.IGNORECASE,
+)
+# After the committed letter, another one raised as a guess or as what a check points to.
+_LATER_LETTER = re.compile(
+    r"\b(maybe|perhaps|possibly|points? to|suggests?|indicates?)\s+(?:option\s+|choice\s+)?"
+    r"\(?([A-E])\)?(?!\w)",
+    re.IGNORECASE,
+)
+_GUESSES = frozenset({"maybe", "perhaps", "possibly"})
+
+
+def _doubt_after(output: str, final: Candidate) -> re.Match | None:
+    end = text_end(output, final)
+    return _LATER_LETTER.search(output, end, end + _RESULT_REACH) if end is not None else None
 
 
 # How far before the committed letter the result it should name is looked for.
@@ -321,6 +363,13 @@ def _written_in_another_option(listed: dict[str, str], letter: str, value: str) 
         return False
     written = re.compile(rf"(?<![\d.]){re.escape(number.group(0))}(?![\d]|\.\d)")
     return any(written.search(text) for other, text in listed.items() if other != letter)
+
+
+def _option_said(listed: dict[str, str], sentence: str) -> str | None:
+    """The one option whose text is the sentence itself, words and all."""
+    said = _normal(sentence).rstrip(".!")
+    matching = [letter for letter, text in listed.items() if _normal(text).rstrip(".!") == said]
+    return matching[0] if len(matching) == 1 else None
 
 
 def _option_with_value(listed: dict[str, str], value: str) -> str | None:

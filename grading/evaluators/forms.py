@@ -42,7 +42,8 @@ _INTERVAL_CONTEXT = re.compile(
 # fraction" is one in lowest terms, by the convention of MATH and AMC.
 _SIMPLIFY_REQUEST = re.compile(
     r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e"
-    r"|\bcommon fraction|\breduced fraction|最简|既約|기약",
+    r"|\bcommon fraction|\breduced fraction|最简|既約|기약"
+    r"|irréductible|irreducible|irredutível|gekürzt|несократим|ai minimi termini",
     re.IGNORECASE,
 )
 _FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
@@ -198,6 +199,7 @@ def form_signals(
         _restates_expression(gold, stated.expression, problem[-2000:])
         or _arithmetic_left_undone(gold, stated.expression)
         or (asked.simplify and less_simplified(gold, stated.expression))
+        or _common_factor_left(stated.expression, problem[-600:])
         or (asked.scientific and _unnormalised_scientific(stated.expression))
         or (asked.factor and factoring_incomplete(gold, stated.expression))
         or (asked.expand and factoring_incomplete(stated.expression, gold))
@@ -222,6 +224,22 @@ def form_signals(
     if _PERCENT.search(gold) and not _PERCENT.search(stated.raw) and _scaled(gold, stated):
         found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
     return found
+
+
+# "… where A, B, C, D are integers such that A > 0 and gcd(|A|,|B|,|C|,|D|) = 1"
+_COPRIME_ASKED = re.compile(r"\bgcd\s*\(\s*\|?[A-Z]\|?(?:\s*,\s*\|?[A-Z]\|?)+\s*\)\s*=\s*1\b")
+_COEFFICIENT = re.compile(r"(?<![\w.^_{])\d+(?![\d.])")
+_UNIT_COEFFICIENT = re.compile(r"(?<![\d.a-z])[a-z]")  # "x + …": a coefficient of 1
+
+
+def _common_factor_left(answer: str, problem: str) -> bool:
+    """Integer coefficients that share a factor, where the problem asks for their greatest
+    common divisor to be 1 ("4x + 4y + 4z - 8 = 0" for x + y + z - 2 = 0)."""
+    compact = answer.replace(" ", "")
+    if not _COPRIME_ASKED.search(problem) or _UNIT_COEFFICIENT.search(compact):
+        return False
+    coefficients = [int(n) for n in _COEFFICIENT.findall(compact) if int(n)]
+    return len(coefficients) >= 2 and gcd(*coefficients) > 1
 
 
 def _equation_shape(text: str) -> str:

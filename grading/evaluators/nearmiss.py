@@ -88,8 +88,10 @@ def near_miss_signals(
 ) -> list[str]:
     """Review reasons for an answer that is not the gold but nearly is."""
     found = []
-    if _gold_stated_elsewhere(gold, candidates) or _gold_derived_just_before(
-        gold, sample.output, candidates
+    if (
+        _gold_stated_elsewhere(gold, candidates)
+        or _gold_derived_just_before(gold, sample.output, candidates)
+        or _point_written_out(gold, stated.expression, sample)
     ):
         found.append("gold_stated_elsewhere")
     if _rounds_to(gold, stated.expression):
@@ -235,6 +237,24 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
     return False
 
 
+_POINT = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*(?:,\s*-?\d+(?:\.\d+)?\s*)+\)")
+_SPACING = re.compile(r"\s+|\\[,;!: ]")
+
+
+def _point_written_out(gold: str, answer: str, sample: Sample) -> bool:
+    """A gold point the output writes out as it is, though it ends on one of its coordinates
+    ("The lines intersect at the point (2, 5)." then a box of "x = 2"); not a point the
+    problem itself gives."""
+    plain = _SPACING.sub("", gold.strip().strip("$"))
+    if not _POINT.fullmatch(plain) or plain in _SPACING.sub("", sample.problem):
+        return False
+    value = answer.rpartition("=")[2]
+    coordinates = plain[1:-1].split(",")
+    return any(compare_values(c, value).equal for c in coordinates) and plain in _SPACING.sub(
+        "", sample.output[-_DERIVATION_REACH * 5 :]
+    )
+
+
 # The working just before a final answer, where the value it concludes is derived.
 _DERIVATION_REACH = 200
 _LAST_EQUATION = re.compile(r"=\s*([^=$\n]{1,40}?)\s*(?:\$\$?|\\\]|\\\))?\s*[.,]?\s*$")
@@ -242,8 +262,15 @@ _LAST_EQUATION = re.compile(r"=\s*([^=$\n]{1,40}?)\s*(?:\$\$?|\\\]|\\\))?\s*[.,]
 # "Priya has $45 left"), not a factor or a base ("are 240 × 1.05 = 252", "get 2^{10}"); and
 # the list after "are" ("the rational roots are $-2$, $\\frac{1}{2}$, and $3$").
 _NAMED_VALUE = re.compile(
-    r"\b(?:is|are|was|were|equals?|has|have|had|gets?|makes?|gives?|totals?|remains?)\s+\$?\s*"
+    r"(?:\b(?:is|are|was|were|equals?|has|have|had|gets?|makes?|gives?|totals?|remains?)\s+"
+    r"|(?:是|为|為|有|等于|得到)\s*)\$?\s*"
     r"(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]\d)(?!\s*(?:[-+*/×−^!]|\\times|\\cdot|\\div))",
+    re.IGNORECASE,
+)
+# A count the sentence's subject gives ("so 4 buses are needed", "12 cookies are left").
+_COUNT_SAID = re.compile(
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s+[A-Za-z]+\s+(?:are|is|were|was)\s+(?:still\s+)?"
+    r"(?:needed|required|left|remaining|missing)\b",
     re.IGNORECASE,
 )
 _NAMED_LIST = re.compile(r"\bare\s+([^.!?\n]{1,120}?)\s*[.!]?\s*$", re.IGNORECASE)
@@ -271,6 +298,7 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     equation = _LAST_EQUATION.search(lines[-1])
     values = [read_answer(equation.group(1)).expression] if equation else []  # "62 stickers"
     values += [m.group(1) for m in _NAMED_VALUE.finditer(lines[-1])]
+    values += [m.group(1) for m in _COUNT_SAID.finditer(lines[-1])]
     listed = _NAMED_LIST.search(lines[-1])
     if listed:
         values.append(read_answer(listed.group(1)).expression)

@@ -1950,3 +1950,289 @@ def test_another_value_in_brackets_after_a_bold_answer_is_a_hedge():
 def test_an_approximation_with_its_unit_that_is_not_the_value_is_flagged():
     assert "multiple_answers" in reasons(grade("9\\pi", "**Area = 9π m² ≈ 26.27 m²**"))
     assert not grade("9\\pi", "**Area = 9π m² ≈ 28.27 m²**").needs_review
+
+
+# Round nine (BG to BJ): docs/grading.md, "Round nine".
+
+
+def test_a_number_written_as_programmers_do_is_read_in_its_base():
+    problem = "Write 175 in hexadecimal."
+
+    assert grade("AF_{16}", "175 = 10 × 16 + 15, so 175 = 0xAF.", problem).auto_verdict is (
+        Verdict.CORRECT
+    )
+    assert grade("110_2", "The answer is 0b110.").auto_verdict is Verdict.CORRECT
+    assert grade("110_2", "The answer is 0b111.").auto_verdict is Verdict.INCORRECT
+
+
+def test_a_supposition_after_the_answer_does_not_replace_it():
+    problem = "A shelf holds 30 books. 18 are checked out. How many books are on the shelf?"
+    output = (
+        "30 − 18 = 12 books are on the shelf. If 4 more were returned tomorrow, 16 books "
+        "would be on the shelf."
+    )
+
+    graded = grade("12", output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert graded.evaluation("answer_check").extracted == "30 - 18 = 12"
+
+
+def test_a_counted_subject_with_a_one_word_predicate_is_the_answer():
+    problem = "A garden has 25 tulips. 9 of them wilted. How many tulips are healthy?"
+
+    graded = grade("16", "The garden had 25 tulips, so 25 − 9 = 16 tulips are healthy.", problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+
+
+def test_an_output_that_only_restates_the_givens_gives_no_answer():
+    problem = "Ana buys 4 bags with 12 oranges each. She eats 5. How many oranges are left?"
+    output = "Ana buys 4 bags. Each bag has 12 oranges. She eats 5 oranges."
+    worked = "Ana buys 4 bags. Each bag has 12 oranges, so 4 × 12 = 48. She eats 5 oranges."
+
+    graded = grade("43", output, problem)
+
+    assert graded.evaluation("answer_check").status.value == "no_answer"
+    assert "no_answer" in reasons(graded)
+    assert grade("43", worked, problem).evaluation("answer_check").status.value != "no_answer"
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "450",
+            "P = IV = 0.5 A × 0.9 V = 0.45 W\n\nThe power is 0.45 W.",
+            "What is the power in milliwatts?",
+        ),
+        (
+            "3.2",
+            "m = 3,200 g in total.\n\n**Mass: 3,200 g**",
+            "What is the total mass, in kilograms?",
+        ),
+        (
+            "75",
+            "$3 ÷ 4 = $0.75\n\nOne ticket costs **$0.75**.",
+            "Four tickets cost $3. What does one cost, in cents?",
+        ),
+    ],
+)
+def test_the_gold_in_another_unit_than_the_question_asks_is_flagged(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "unit_mismatch" in reasons(graded)
+
+
+def test_a_bare_number_in_the_unit_of_the_working_is_just_wrong():
+    problem = "Tom walks 25 minutes twice a day. How many hours does he walk in 6 days?"
+    output = "2 × 25 = 50 minutes a day, and 6 × 50 = 300 minutes.\n#### 300"
+
+    graded = grade("5", output, problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert not graded.needs_review
+
+
+def test_the_unit_asked_but_a_wrong_value_is_no_unit_mismatch():
+    problem = "Pencils cost 35 cents each. How much do 12 pencils cost, in dollars?"
+
+    graded = grade("4.2", "12 × 35 = 420, so 12 pencils cost **$420**.", problem)
+
+    assert "unit_mismatch" not in reasons(graded)
+
+
+def test_a_qualified_yes_then_a_no_is_two_answers():
+    problem = "Is 1/3 equal to 0.333? Answer YES or NO."
+    output = "Approximately, yes: 0.333 is close to 1/3. But 1/3 = 0.3333…, so exactly, the answer is no."
+
+    assert "multiple_answers" in reasons(grade("NO", output, problem))
+
+
+def test_a_table_whose_last_row_stops_before_its_bar_is_truncated():
+    rows = "| Step | Value |\n|---|---|\n| Area | 12 × 5 = 60 |\n"
+
+    assert "truncated" in reasons(grade("60", rows + "| Perimeter | 2(12 + 5) = 34"))
+    assert "truncated" not in reasons(grade("60", rows.rstrip()))
+
+
+def test_a_check_after_the_value_in_a_relative_clause_is_not_the_answer():
+    output = "Both sides give $3x = 21$, so $x$ equals 7, which checks: $3 \\cdot 7 = 21$."
+
+    assert grade("7", output).auto_verdict is Verdict.CORRECT
+
+
+def test_an_answer_for_each_of_two_readings_is_a_hedge():
+    output = (
+        "So $a_{10} = 144$.\n\nIf the empty set is counted, the answer is $144$; if only "
+        "nonempty subsets are meant, it is $143$."
+    )
+
+    assert "hedged" in reasons(grade("144", output))
+
+
+def test_a_pair_stated_as_values_joined_by_and_is_the_pair():
+    problem = "Solve the system. Enter your answer as an ordered pair $(x, y)$."
+
+    graded = grade("(3,-2)", "Therefore x = 3 and y = −2.", problem)
+
+    assert graded.evaluation("answer_check").verdict is Verdict.CORRECT
+
+
+def test_a_box_of_one_coordinate_after_the_point_is_written_out_is_flagged():
+    output = "So $y = 2(1) + 3 = 5$.\n\nThe lines meet at $(1, 5)$.\n\n$$\\boxed{x = 1}$$"
+    parameter = "At $t = 2$ the point is $(1, 5)$.\n\n$$\\boxed{2}$$"
+
+    assert "gold_stated_elsewhere" in reasons(grade("(1,5)", output))
+    assert "gold_stated_elsewhere" not in reasons(grade("(1,5)", parameter))
+
+
+def test_integer_coefficients_with_a_common_factor_are_flagged_where_the_gcd_must_be_1():
+    problem = (
+        "Find the plane through $(3,0,0)$, $(0,3,0)$, $(0,0,3)$. Enter it in the form "
+        "$Ax + By + Cz + D = 0$ with integers $A > 0$ and $\\gcd(|A|,|B|,|C|,|D|) = 1$."
+    )
+
+    graded = grade("x+y+z-3=0", "$$\\boxed{2x + 2y + 2z - 6 = 0}$$", problem)
+
+    assert "form_differs" in reasons(graded)
+    assert not grade("x+y+z-3=0", "$$\\boxed{x + y + z - 3 = 0}$$", problem).needs_review
+
+
+def test_a_named_answer_with_the_questions_own_predicate_is_the_answer():
+    problem = "Ravi is older than Sam. Tina is older than Ravi. Who is the oldest?"
+
+    assert grade("\\text{Tina}", "Tina is the oldest.", problem).auto_verdict is Verdict.CORRECT
+    assert grade("\\text{Tina}", "Ravi is the oldest.", problem).auto_verdict is Verdict.INCORRECT
+
+
+def test_a_symbol_defined_right_after_the_answer_is_put_in():
+    output = (
+        "$$x = \\boxed{2\\tau}, \\qquad \\text{where } \\tau = \\frac{1+\\sqrt{5}}{2} "
+        "\\text{ is the golden ratio.}$$"
+    )
+
+    assert grade("1+\\sqrt{5}", output).evaluation("answer_check").verdict is Verdict.CORRECT
+
+
+# Round ten (BK to BN): docs/grading.md, "Round ten".
+
+
+def test_dollars_and_cents_in_words_are_one_amount():
+    output = "6 × $1.25 = $7.50\n\nThe total is 7 dollars and 50 cents."
+
+    assert grade("7.50", output, "How much do 6 pens cost?").auto_verdict is Verdict.CORRECT
+
+
+def test_hours_and_minutes_in_vietnamese_are_one_duration():
+    graded = grade("1.5", "Đáp số: 1 giờ 30 phút", "Hỏi người đó đi hết bao nhiêu giờ?")
+
+    assert graded.evaluation("answer_check").extracted == "1.5"
+
+
+def test_degrees_below_zero_are_negative():
+    output = "−3 + 9 = 6°F, then 6 − 11 = −5°F.\n\nSo it was 5 degrees below zero."
+
+    assert grade("-5", output).auto_verdict is Verdict.CORRECT
+
+
+def test_two_letters_given_for_a_single_answer_are_flagged():
+    problem = "Which of the following is prime?\n(A) 9 (B) 15 (C) 17 (D) 19"
+
+    assert "multiple_answers" in reasons(grade("C", "Answer: C, D", problem))
+    assert not grade("C, D", "Answer: C, D", problem + " Select all that apply.").needs_review
+
+
+def test_or_in_japanese_is_not_read_as_its_topic_particle():
+    graded = grade("\\frac{1}{6}", "答え：1/6 または 1/3")
+
+    assert "hedged" in reasons(graded)
+
+
+def test_almost_all_in_a_yes_is_a_hedge():
+    problem = "Ist jede Primzahl ungerade? Antworte mit Ja oder Nein."
+
+    assert "hedged" in reasons(grade("NO", "Ja, fast alle: nur die 2 ist gerade.", problem))
+
+
+def test_the_gold_said_in_chinese_before_another_box_is_flagged():
+    output = "不分顺序，所以要除以 2：30 ÷ 2 = 15\n所以共有 15 种不同的选法。\n\n$\\boxed{30}$"
+
+    assert "gold_stated_elsewhere" in reasons(grade("15", output))
+
+
+def test_a_ratio_for_a_fraction_is_the_value_in_another_form():
+    output = "There are 7 boys and 9 girls, so the ratio is **7:9**."
+
+    graded = grade("\\frac{7}{9}", output, "Express your answer as a common fraction.")
+
+    assert graded.evaluation("answer_check").verdict is Verdict.CORRECT
+    assert "form_requested" in reasons(graded)
+
+
+def test_the_sentence_of_an_option_is_that_option():
+    problem = (
+        "Quantity A: 3 + 4\nQuantity B: 7\n\n(A) Quantity A is greater.\n"
+        "(B) Quantity B is greater.\n(C) The two quantities are equal.\n"
+        "(D) The relationship cannot be determined."
+    )
+
+    graded = grade(
+        "C", "3 + 4 = 7, the same as Quantity B.\n\nThe two quantities are equal.", problem
+    )
+
+    assert graded.auto_verdict is Verdict.CORRECT
+
+
+def test_an_output_that_stops_on_a_verb_in_another_language_is_truncated():
+    output = "La somma dei primi n dispari è n². Per n = 12 otteniamo"
+
+    assert "truncated" in reasons(grade("144", output))
+
+
+def test_a_hedge_in_another_language_is_a_hedge():
+    output = "3 + 5 = 8 e 7 + 9 = 16.\n\nResposta: provavelmente sim."
+
+    assert "hedged" in reasons(grade("YES", output, "A soma de dois ímpares é par?"))
+
+
+def test_an_unreduced_fraction_where_an_irreducible_one_is_asked_is_flagged():
+    graded = grade(
+        "\\frac{3}{8}",
+        "0,375 = 375/1000\n\nRéponse : 375/1000",
+        "Écrire 0,375 sous forme de fraction irréductible.",
+    )
+
+    assert "form_differs" in reasons(graded)
+
+
+def test_a_value_where_only_the_letter_is_asked_is_flagged():
+    problem = "Which equals $\\sqrt{50}$? Respond with the letter only.\n(A) $5\\sqrt{2}$ (B) $2\\sqrt{5}$ (C) $25$ (D) $10$"
+
+    assert "form_requested" in reasons(grade("A", "$\\sqrt{50} = 5\\sqrt{2}$", problem))
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        (
+            "So there are 2 solutions.\nAnswer: B\n\nHmm, unless a root repeats... maybe C?",
+            "hedged",
+        ),
+        (
+            "The answer is B.\n\nChecking with a = 1 gives 5, which points to (D).",
+            "multiple_answers",
+        ),
+    ],
+)
+def test_another_letter_raised_after_the_answer_is_flagged(output, reason):
+    problem = "How many solutions?\nA. 1\nB. 2\nC. 3\nD. 5"
+
+    assert reason in reasons(grade("B", output, problem))
+
+
+def test_a_count_said_by_its_subject_before_another_answer_is_flagged():
+    output = "130 ÷ 40 = 3.25, so we round up: 4 buses are needed.\n\nAnswer: 3.25 buses"
+
+    assert "gold_stated_elsewhere" in reasons(grade("4", output, "How many buses are needed?"))
