@@ -55,14 +55,15 @@ _RESTATED = re.compile(
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
-# A short label before the value: "Balance: $1,909.62", "Total cost: 36".
 # A number as programmers write it in base 16, 2 or 8: "0xFF" is FF_{16}
 _BASE_LITERAL = re.compile(r"(?<![\w.])0(?:x([0-9A-Fa-f]+)|b([01]+)|o([0-7]+))(?![\w.])")
+# "4 degrees below zero" is -4
 _BELOW_ZERO = re.compile(
     r"(\d+(?:\.\d+)?)\s*(?:degrees?|°|grad|grados|degrés|градус\w*)?\s*(?:[CF]\s+)?"
     r"(?:below zero|bajo cero|unter null|sous zéro|ниже нуля)",
     re.IGNORECASE,
 )
+# A short label before the value: "Balance: $1,909.62", "Total cost: 36".
 _LEADING_LABEL = re.compile(r"^[A-Z][a-z]*(?:\s+[a-z]+){0,3}\s*:\s+(?=[-−$\\\d(√\[])")
 # All a sentence keeps before "about" or "≈" once read down: a verb or a label ("covers",
 # "Circumference"), which leads to the value rather than being it.
@@ -164,6 +165,8 @@ _COMPOUND_TIME = re.compile(
 # ", or about $13.33" after an answer, unless a rate follows ("or about $0.67 a pen").
 _OR_ABOUT = re.compile(
     r",\s*or\s+(?:about|approximately|roughly)\s+\\?\$?\s*(-?\d+(?:\.\d+)?)(?!\S*\s+(?:a|an|per|each)\b)"
+    # or after a dash: "3 — or 2 if we only count nonzero remainders"
+    r"|\s[—–]\s*or\s+(?:possibly\s+|maybe\s+)?\\?\$?\s*(-?\d+(?:\.\d+)?)(?![\d.])"
 )
 _ROUNDING_GAP = 0.05
 _YUAN_AND_JIAO = re.compile(r"(\d+)\s*元\s*(\d)\s*角")
@@ -384,8 +387,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     alternatives = _alternatives(text)
     if value_range is not None and not alternatives:
         alternatives = tuple(value for value in value_range.groups() if value)
-    if offered is not None and not alternatives and _far_apart(text, offered.group(1)):
-        alternatives = (text.strip(), offered.group(1))
+    other = (offered.group(1) or offered.group(2)) if offered is not None else None
+    if other is not None and not alternatives and _far_apart(text, other):
+        alternatives = (text.strip(), other)
     head, variable = "", ""
     head_match = _HEAD.match(text)
     if head_match and not _is_relation_chain(text) and not _SEVERAL_ASSIGNMENTS.search(text):

@@ -71,6 +71,7 @@ _FINAL_SUM = re.compile(
 )
 _TERMS = re.compile(r"([-+−]?)\s*(\d+(?:\.\d+)?)")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")
+_CLOSING_DELIMITER = re.compile(r"\s*(?:\$\$?|\\\)|\\\])$")
 _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+−=×/÷,(\[{^\\]|\\times|\\cdot)$")
 # Words a finished sentence does not end on: an output ending on one was cut off.
 _DANGLING_WORDS = frozenset(
@@ -168,8 +169,8 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     text = _without_closing_symbols(tail)
     if not text:
         return False
-    if _ENDS_WITH_OPERATOR.search(text[-8:]):
-        return True
+    if _ENDS_WITH_OPERATOR.search(_CLOSING_DELIMITER.sub("", text[-12:])[-8:]):
+        return True  # "… = 249 - 24 = $": the operator before the closing delimiter
     last_word = _LAST_WORD.search(text[-40:])
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
         return True

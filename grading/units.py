@@ -2,13 +2,15 @@
 
 An answer given in another unit than the question asks ("1000 cm³" where it asks for liters,
 "150 cm" for meters) may be the right quantity or a slip; either way a person should look.
-Only a small table of common units: length, area, volume, mass, time, speed, money and
-angle.
+Only a small table of common units: length, area, volume, mass, time, speed, money, angle,
+and the electrical and mechanical units of science questions (amperes, volts, watts, joules,
+pascals) with their prefixes.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -110,8 +112,7 @@ def asked_unit(problem: str) -> Unit | None:
     """The unit the question asks its answer in, from its last sentences; None when it names
     none (or names an ambiguous one-letter unit only in passing)."""
     request = problem[-400:]
-    found = [m.group("unit") for m in _ASKED.finditer(request)]
-    return unit_named(found[-1]) if found else None
+    return _last_unit(m.group("unit") for m in _ASKED.finditer(request))
 
 
 def stated_unit(answer: str) -> Unit | None:
@@ -119,10 +120,17 @@ def stated_unit(answer: str) -> Unit | None:
     answer = _TEXT_COMMAND.sub(r"\1", answer[-200:])  # "60 \\text{ km/h}"
     if DOLLARS_AND_CENTS.search(answer):
         return unit_named("dollar")  # "99 dollars and 12 cents" is an amount in dollars
-    found = [m.group("unit") for m in _AFTER_NUMBER.finditer(answer)]
-    if not found and _DOLLARS_BEFORE_NUMBER.search(answer):
-        found = ["$"]  # "$2.05" where cents were asked
-    return unit_named(found[-1]) if found else None
+    found = _last_unit(m.group("unit") for m in _AFTER_NUMBER.finditer(answer))
+    if found is None and _DOLLARS_BEFORE_NUMBER.search(answer):
+        return unit_named("$")  # "$2.05" where cents were asked
+    return found
+
+
+def _last_unit(spellings: Iterable[str]) -> Unit | None:
+    """The last of the spellings that names a unit: the patterns match case-insensitively, so
+    "in a week" matches the spelling of amperes, "A", which names none in lower case."""
+    units = [unit for unit in map(unit_named, spellings) if unit is not None]
+    return units[-1] if units else None
 
 
 def other_unit_than_asked(problem: str, answer: str) -> bool:

@@ -38,7 +38,8 @@ _CONCLUSION_WORDS = re.compile(
 
 # A sentence that opens like this is an aside, not the conclusion.
 _DIGRESSION = re.compile(
-    r"^\s*\((?=[A-Z]?[a-z]+\s)|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
+    r"^\s*\((?=[A-Z]?[a-z]+\s|[A-Z][a-z]+[:,])"
+    r"|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
     r"|in (?:other )?words|if (?:you|we) also"
     r"|note that|p\.?s\.?|here(?:['’]s| is) why"
     r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
@@ -91,7 +92,8 @@ _STATED_BY_VERB_OR_HAS = re.compile(r"\b(?:is|are|was|were|equals?|has|have|gets
 _RELATIVE_CLAUSE = re.compile(
     r",\s+(?:which|that)\s+(?:is|are|was|were|means)\b(?=[^.;]*\b(?:than|fewer|times as)\b)"
     # or checks it: ", which checks: $6+3+2=11$", ", which satisfies the equation"
-    r"|,\s+(?:which|that|and this)\s+(?:checks|confirms|satisfies|works|is (?:correct|consistent))\b"
+    r"|,\s+(?:which|that|and this)\s+"
+    r"(?:checks|confirms|satisfies|works|is (?:correct|consistent))\b"
 )
 _STATES_A_VALUE = re.compile(r"\d|\\[A-Za-z]|\$")
 # Something a verb can state: a word, a number, LaTeX, masked mathematics or a symbol ("∞").
@@ -229,12 +231,12 @@ _ASKED_UNIT = re.compile(
     r"\bhow\s+(?:many|much)\s+(?:more\s+|fewer\s+|less\s+|of\s+(?:the\s+)?)?([a-z]{3,})",
     re.IGNORECASE,
 )
-# A rate or a share: "$12 per person", "3 each".
 # "If 5 more get on, 8 seats would still be empty": what would follow from a change the
 # question does not make remarks on the statement before it
 _HYPOTHETICAL = re.compile(
     r"^\W*(?:if|suppose|supposing|assuming)\b[^.?!]*\b(?:would|could|might)\b", re.IGNORECASE
 )
+# A rate or a share: "$12 per person", "3 each".
 _PER_UNIT = re.compile(r"\b(?:per|each|apiece|every|average|rate)\b", re.IGNORECASE)
 _ASKED_VARIABLE = re.compile(
     r"\b(?:value|values)\s+of\s+\$?([A-Za-z])\$?(?![A-Za-z])|\b(?:solve\s+for|find)\s+\$([A-Za-z])\$",

@@ -21,6 +21,7 @@ from grading.answer_type import classify, is_multi_part
 from grading.answers import StatedAnswer, counted, is_sentence, percent_of, read_answer
 from grading.candidates import (
     BOXED,
+    MAX_STATEMENT_CHARS,
     PLAIN_CUES,
     Candidate,
     Candidates,
@@ -306,12 +307,16 @@ _OFFERED_AFTER = re.compile(
 
 # A clause that sets a condition, at the start of a sentence or of a clause in it
 _CONDITION_OPENS = re.compile(r"(?:^|[;,:]\s*|\bbut\s+)\W*(?:if|when|assuming|otherwise)\b", re.I)
+_CONDITION_WORDS = ("if", "when", "assuming", "otherwise")
 _CONDITION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
 
 def _answers_on_conditions(output: str, final: Candidate) -> bool:
     """The sentence gives an answer for each of two readings ("If the empty set is counted,
     the answer is $377$; if only nonempty subsets are intended, it is $376$")."""
+    near = output[max(0, final.start - MAX_STATEMENT_CHARS) : final.start + MAX_STATEMENT_CHARS]
+    if sum(near.lower().count(word) for word in _CONDITION_WORDS) < 2:
+        return False  # the cheap test first: most answers set no condition at all
     sentence = sentence_of(output, final)
     return (
         len(_CONDITION_OPENS.findall(sentence)) >= 2
@@ -363,13 +368,10 @@ def _only_restates_the_question(answer: str, output: str, problem: str) -> bool:
     """The output repeats the question's numbers, works nothing out, and ends on a count of
     things ("Mr. Lee teaches 3 classes. Each class has 28 students. …" for how many worksheets
     he needs): it never answers. A median or a set picked from the givens is no count."""
+    if _COUNT_OF_THINGS.search(answer) is None or _WORKED.search(output):
+        return False
     numbers = set(_GIVEN_NUMBER.findall(output))
-    return (
-        _COUNT_OF_THINGS.search(answer) is not None
-        and len(numbers) >= 2
-        and not _WORKED.search(output)
-        and numbers <= set(_GIVEN_NUMBER.findall(problem))
-    )
+    return len(numbers) >= 2 and numbers <= set(_GIVEN_NUMBER.findall(problem))
 
 
 def _word_of(word: str, gold: str) -> bool:

@@ -47,12 +47,19 @@ _MARKED_CJK_YES_NO = re.compile(
 # A reply that opens on the word alone: "Faux. Contre-exemple : …", "Nein, denn …", or on a
 # qualified one ("Mathematically, yes: …").
 _OPENING_WORD = re.compile(
-    r"^[\s*#>\"'(]*(?:[A-Za-z]+ly,\s+)?(yes|no|true|false|oui|non|vrai|faux|ja|nein|wahr|falsch|sí|verdadero|falso"
+    r"^[\s*#>\"'(]*(?:[A-Za-z]+ly,\s+)?"
+    r"(yes|no|true|false|oui|non|vrai|faux|ja|nein|wahr|falsch|sí|verdadero|falso"
     r"|sim|não|да|нет)[\s*]*[.,!:;—–-]",
     re.IGNORECASE,
 )
 
 
+_NEGATED_QUESTION = re.compile(r"\bis it (?:false|not true|untrue) that\b", re.IGNORECASE)
+_TRUTH_WORD = re.compile(r"^\W*(?:true|false)\W*$", re.IGNORECASE | re.MULTILINE)
+# Three-letter words that are no predicate ("odd" and "sum" are).
+_SHORT_WORDS = frozenset(
+    "the and for all any one two are not has was its yes can get set own per use way".split()
+)
 # Words of a yes/no question that are not its subject or predicate.
 _QUESTION_WORDS = frozenset(
     "answer true false this that these those with from have does than then there their what"
@@ -439,6 +446,11 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         or (final is not None and _CONDITIONAL.search(sentence_of(sample.output, final)))
     ):
         signals.append("hedged")
+    if _NEGATED_QUESTION.search(sample.problem[-300:]) and _TRUTH_WORD.search(
+        (candidates.final.text if candidates.final else "") + "\n" + reply[-200:]
+    ):
+        # "Is it false that 1 is prime?" answered "True": true that it is false, or the claim?
+        signals.append("two_readings")
     if answer is not None and _contradicts_question(sample, answer):
         signals.append("contradicts_itself")
     if answer is None:
@@ -484,7 +496,10 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
     for term in terms:
         # "does not converge" denies "converges"
         stem = re.escape(term[:-1] if term.endswith("s") else term)
-        denied = rf"(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+){{0,3}}{stem}"
+        denied = (
+            rf"(?:\b(?:not|never|cannot|kein\w*|nicht|pas|jamais|nunca|não)|n't)"
+            rf"\s+(?:\w+\s+){{0,3}}{stem}"
+        )
         opposite = rf"\b(?:ir|un|in|im|il|dis|non-?){re.escape(term)}\b"  # "irrational"
         if re.search(f"{denied}|{opposite}", sample.output[-600:], re.I):
             return True
@@ -616,7 +631,8 @@ def _affirms_question(sample: Sample) -> bool:
     for term in _predicate_term(sample.problem):
         for match in re.finditer(
             rf"(?:\b(?:it|this number|this|which|the \w+)|\$([^$\n]{{1,40}})\$)\s+is\s+"
-            rf"(?:(?:a|an|indeed|also|actually|therefore|thus)\s+)?{re.escape(term)}\b",
+            rf"(?:(?:a|an|indeed|also|actually|therefore|thus|always|clearly)\s+)?"
+            rf"{re.escape(term)}\b",
             explanation,
             re.I,
         ):
@@ -634,13 +650,17 @@ def _affirms_question(sample: Sample) -> bool:
 
 # "Does the series … converge?": the verb a yes or a no answers.
 _DOES_QUESTION = re.compile(r"\b(?:does|do)\s[^?]{1,160}?\s([a-z]{4,})\s*\?\s*$", re.IGNORECASE)
+# "Does 3 divide $2^6 - 1$?": the verb after a number or a formula, where the question ends on
+# what it is said of
+_DOES_NUMBER = re.compile(r"\b(?:does|do)\s+(?:\$[^$?]{1,40}\$|\d+)\s+([a-z]{4,})\b", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:not|never|neither|nor|no)\b|n't\b", re.IGNORECASE)
 
 
 def _affirms_the_verb(problem: str, explanation: str) -> bool:
     """A "no" to "Does the series converge?" whose explanation says "so the series converges"."""
     # The question ends at its question mark, before any "Answer YES or NO."
-    asked = _DOES_QUESTION.search(problem[-300:].rpartition("?")[0] + "?")
+    question = problem[-300:].rpartition("?")[0] + "?"
+    asked = _DOES_QUESTION.search(question) or _DOES_NUMBER.search(question)
     if asked is None:
         return False
     verb = asked.group(1).lower()
@@ -726,10 +746,10 @@ def _predicate_term(problem: str) -> tuple[str, ...]:
     number?", "square" in "Is every rectangle a square?"), not the subject, which an
     explanation names freely ("a rectangle with sides 2 and 5 … is a rectangle")."""
     question = re.split(r"(?<=[.!])\s", problem[-300:])[-1].split("?")[0]
-    words = re.findall(r"[A-Za-z][A-Za-z-]{3,}", _MATH.sub(" ", question))
+    words = re.findall(r"[A-Za-z][A-Za-z-]{2,}", _MATH.sub(" ", question))
     for word in reversed(words):
         term = word.lower()
-        if term not in _QUESTION_WORDS and term not in _KINDS:
+        if term not in _QUESTION_WORDS and term not in _KINDS and term not in _SHORT_WORDS:
             return () if term.startswith(("non", "un", "in")) else (term,)
     return ()
 

@@ -191,6 +191,8 @@ def form_signals(
         other_notation or other_shape or (comparison.changes_form and not same_notation)
     ):
         found.append("form_requested")
+    if _SINGLETON.fullmatch(gold.strip().strip("$")) and not _BRACED.search(stated.expression):
+        found.append("form_requested")  # "3" for the set \{3\}: its element, not the set
     if _RATIO.fullmatch(gold.strip().strip("$")) and _DECIMAL.fullmatch(stated.expression.strip()):
         found.append("form_requested")  # "2.5" for the ratio 5:2
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
@@ -232,11 +234,17 @@ _COEFFICIENT = re.compile(r"(?<![\w.^_{])\d+(?![\d.])")
 _UNIT_COEFFICIENT = re.compile(r"(?<![\d.a-z])[a-z]")  # "x + …": a coefficient of 1
 
 
+_SINGLETON = re.compile(r"\\\{\s*[^,;{}]+\s*\\\}")
+_BRACED = re.compile(r"\\\{|\{|\\left\\\{")
+
+
 def _common_factor_left(answer: str, problem: str) -> bool:
     """Integer coefficients that share a factor, where the problem asks for their greatest
     common divisor to be 1 ("4x + 4y + 4z - 8 = 0" for x + y + z - 2 = 0)."""
     compact = answer.replace(" ", "")
-    if not _COPRIME_ASKED.search(problem) or _UNIT_COEFFICIENT.search(compact):
+    if "gcd" not in problem or not _COPRIME_ASKED.search(problem):
+        return False
+    if _UNIT_COEFFICIENT.search(compact):
         return False
     coefficients = [int(n) for n in _COEFFICIENT.findall(compact) if int(n)]
     return len(coefficients) >= 2 and gcd(*coefficients) > 1

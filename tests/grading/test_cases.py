@@ -29,7 +29,7 @@ DATA_FLOORS = {
     # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9, 12, 8 and 3 silent
     # errors on arrival.
     "heldout_realistic_F.jsonl": (5, 46),
-    "heldout_realistic_G.jsonl": (4, 33),
+    "heldout_realistic_G.jsonl": (4, 34),
     "heldout_peer_H.jsonl": (1, 32),
     "heldout_mixed_J.jsonl": (1, 46),
     "heldout_realistic_I.jsonl": (1, 31),
@@ -50,7 +50,7 @@ DATA_FLOORS = {
     "heldout_mixed_U.jsonl": (4, 40),
     # Written after T and U: 9 and 5 silent errors on arrival.
     "heldout_realistic_V.jsonl": (4, 31),
-    "heldout_mixed_W.jsonl": (2, 35),
+    "heldout_mixed_W.jsonl": (1, 36),
     # Written after V and W: 4 and 8 silent errors on arrival.
     "heldout_realistic_X.jsonl": (0, 42),
     "heldout_mixed_Y.jsonl": (5, 40),
@@ -75,7 +75,7 @@ DATA_FLOORS = {
     "heldout_realistic_AM.jsonl": (5, 32),
     "heldout_mixed_AN.jsonl": (4, 36),
     "heldout_realistic_AO.jsonl": (4, 33),
-    "heldout_mixed_AP.jsonl": (1, 53),
+    "heldout_mixed_AP.jsonl": (1, 54),
     # Written after AM to AP: 9, 4, 2 and 11 silent errors on arrival.
     "heldout_realistic_AQ.jsonl": (6, 36),
     "heldout_mixed_AR.jsonl": (1, 56),
@@ -83,7 +83,7 @@ DATA_FLOORS = {
     "heldout_mixed_AT.jsonl": (7, 49),
     # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
     # languages, with 45% of its rows flagged).
-    "heldout_realistic_AU.jsonl": (9, 35),
+    "heldout_realistic_AU.jsonl": (9, 34),
     "heldout_mixed_AV.jsonl": (2, 75),
     "heldout_realistic_AW.jsonl": (0, 39),
     "heldout_mixed_AX.jsonl": (5, 46),
@@ -104,7 +104,7 @@ DATA_FLOORS = {
     "heldout_realistic_BG.jsonl": (6, 35),
     "heldout_mixed_BH.jsonl": (2, 45),
     "heldout_realistic_BI.jsonl": (3, 30),
-    "heldout_mixed_BJ.jsonl": (2, 52),
+    "heldout_mixed_BJ.jsonl": (2, 50),
     # Written after BG to BJ: 4, 3, 10 and 10 silent errors on arrival (BM, multiple choice
     # with two letters, option sentences and doubts raised after the letter; BN, eight
     # languages).
@@ -112,6 +112,12 @@ DATA_FLOORS = {
     "heldout_mixed_BL.jsonl": (1, 52),
     "heldout_realistic_BM.jsonl": (5, 23),
     "heldout_mixed_BN.jsonl": (3, 53),
+    # Written after BK to BN: 1, 4, 3 and 7 silent errors on arrival (BR, yes/no answers that
+    # their own explanation denies, in English and German).
+    "heldout_realistic_BO.jsonl": (1, 44),
+    "heldout_mixed_BP.jsonl": (3, 31),
+    "heldout_realistic_BQ.jsonl": (0, 32),
+    "heldout_mixed_BR.jsonl": (2, 54),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

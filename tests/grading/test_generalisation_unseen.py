@@ -2236,3 +2236,66 @@ def test_a_count_said_by_its_subject_before_another_answer_is_flagged():
     output = "130 ÷ 40 = 3.25, so we round up: 4 buses are needed.\n\nAnswer: 3.25 buses"
 
     assert "gold_stated_elsewhere" in reasons(grade("4", output, "How many buses are needed?"))
+
+
+# Round eleven (BO to BR): docs/grading.md, "Round eleven".
+
+
+def test_the_element_for_a_set_of_one_is_flagged():
+    graded = grade("\\{5\\}", "5", "Let $A = \\{1, 5\\}$ and $B = \\{5, 7\\}$. Find $A \\cap B$.")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert "form_requested" in reasons(graded)
+    assert not grade("\\{5\\}", "$\\{5\\}$").needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "YES",
+            "NO. If $a$ and $b$ are even, $a + b = 2(m + n)$, which is always even.",
+            "Is the sum of two even integers always even? Answer YES or NO.",
+        ),
+        (
+            "YES",
+            "No. $2^4 - 1 = 15 = 5 \\cdot 3$, so 5 divides it.",
+            "Does 5 divide $2^4 - 1$? Answer YES or NO.",
+        ),
+        (
+            "NO",
+            "$91 = 7 \\times 13$, also ist 91 keine Primzahl.\n\nAntwort: Ja",
+            "Ist 91 eine Primzahl? Antworte mit Ja oder Nein.",
+        ),
+    ],
+)
+def test_a_yes_or_no_its_own_explanation_denies_is_flagged(gold, output, problem):
+    assert "contradicts_itself" in reasons(grade(gold, output, problem))
+
+
+def test_a_warning_in_brackets_after_the_letter_is_an_aside():
+    problem = "If $g(x) = 3x - 1$, what is $g^{-1}(5)$?\n(A) 2\n(B) 14\n(C) 4\n(D) 6"
+    output = "$3x - 1 = 5$, so $x = 2$, option (A).\n\n(Careful: $g(5) = 14$ is option (B), a different question.)"
+
+    assert grade("A", output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_an_output_that_stops_on_an_operator_inside_mathematics_is_truncated():
+    output = "There are 30 multiples up to 99 and 6 up to 20, so the count is $30 - 6 = $"
+
+    assert "truncated" in reasons(grade("24", output))
+
+
+def test_another_value_offered_after_a_dash_is_a_hedge():
+    output = "The remainders are 0, 1 and 4.\n\nSo the answer is 3 — or 2 if 0 is not counted."
+
+    assert "hedged" in reasons(grade("3", output))
+
+
+def test_true_or_false_to_a_question_that_asks_is_it_false_is_flagged():
+    problem = "Is it false that 9 is a prime number? Answer YES or NO."
+
+    assert "two_readings" in reasons(
+        grade("YES", "9 = 3 × 3, so it is not prime.\n\nTrue", problem)
+    )
+    assert not grade("YES", "9 = 3 × 3.\n\nYES", problem).needs_review
