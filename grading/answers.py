@@ -582,7 +582,7 @@ def _keep_math_of_prose(text: str) -> str:
         return f"{leading.group(1)} or {other.group(1)}" if other else leading.group(1)
     assignments = _ASSIGNMENT_LIST.search(plain)
     if assignments:  # "located at x = 3 and y = 4": the values named, as a list
-        return re.sub(r"\s*,?\s+and\s+", ", ", assignments.group(0))
+        return _AND_BETWEEN.sub(", ", assignments.group(0))
     times = _TIME_OF_DAY.findall(plain)
     if len(times) == 1:  # "The meeting starts at 4:30 p.m.": one time of day, not "30"
         return times[0].strip()

@@ -384,16 +384,17 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
                 return ()
             remark = candidate
             continue
-        statement = _predicate(sentence, offset + start, own_line)
-        states_a_value = statement is not None and _STATES_A_VALUE.search(statement.text)
         if hypothetical:
-            if states_a_value:  # the statement stands; the supposition only follows it
+            # the statement before stands; the supposition only follows it
+            statement = _value_stated(sentence, offset + start, own_line)
+            if statement is not None:
                 return (statement, replace(remark, cue=LAST_SENTENCE))
         # Only the sentence right before the remark, and not one that introduces what
         # follows ("So we need 4 times as much oil:").
         elif _CONCLUSION_WORDS.match(sentence) and not sentence.rstrip().endswith(":"):
+            statement = _value_stated(sentence, offset + start, own_line)
             if (
-                states_a_value
+                statement is not None
                 and statement.cue == CONCLUSION
                 and _names(statement.text, asked.unit)
                 and not _names(remark.text, asked.unit)
@@ -402,10 +403,17 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
         elif not asked.per_unit and _PER_UNIT.search(remark.text):
             # "4 × 9 = $36 total. That's $12 per person if they split it evenly." for the
             # total: a share the question does not ask for remarks on the statement before it
-            if states_a_value:
+            statement = _value_stated(sentence, offset + start, own_line)
+            if statement is not None:
                 return (statement, remark)
         break
     return (remark,) if remark is not None else ()
+
+
+def _value_stated(sentence: str, begin: int, own_line: bool) -> Candidate | None:
+    """What the sentence states, where that is a value (a number, LaTeX, an amount)."""
+    statement = _predicate(sentence, begin, own_line)
+    return statement if statement is not None and _STATES_A_VALUE.search(statement.text) else None
 
 
 def _names(text: str, unit: str) -> bool:
