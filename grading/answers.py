@@ -19,6 +19,7 @@ from grading.candidates.cues import BOLD_VALUE
 from grading.equivalence.rewrite import (
     angle_words,
     chinese_numerals,
+    clock_words,
     foreign_number_word,
     fraction_words,
     number_words,
@@ -208,6 +209,16 @@ _ASIDE_IN_BRACKETS = re.compile(
     r"((?:\\[()]|[^()（）]){2,120})[)）]\s*[.。]?\s*$"
 )
 _NUMBER_BEFORE = re.compile(r"\d")
+# Two bounds on one variable joined by "and", as SymPy prints them: "(1 <= x) & (x <= 4)".
+_LESS_THAN = r"(<=|<|\\leq?(?![A-Za-z])|≤)"
+_BOUNDS_JOINED = re.compile(
+    rf"^\(?\s*([^()&<]+?)\s*{_LESS_THAN}\s*([A-Za-z])\s*\)?\s*(?:\\[,;:!]\s*)*"
+    rf"(?:\\&|&|\\land|\\wedge)\s*(?:\\[,;:!]\s*)*\(?\s*\3\s*{_LESS_THAN}\s*([^()&<]+?)\s*\)?$"
+)
+_PROBABILITY_OF = re.compile(r"\s*(?:P|Pr|\\Pr|E|\\mathbb\{[PE]\})\s*(?:\(|\[|\\left[(\[])")
+_CONSTANT_COMMAND = re.compile(r"\\(?:pi|sqrt|[dt]?frac|cdot|times|left|right|div)(?![A-Za-z])|π")
+_LETTER = re.compile(r"[A-Za-z]")
+_PLAIN_NUMBER = re.compile(r"[-−]?\d[\d,]*(?:\.\d+)?")
 _BRACKETED_NUMBER = re.compile(r"\s*\(\s*(?:\\?\$)?\s*(\d+)\s*\)\s*\.?\s*$")
 # A range given as the answer: "380–400" (an en or em dash, not a minus), "about 380 to 400".
 _VALUE_RANGE = re.compile(
@@ -229,9 +240,11 @@ _QUALIFIER = re.compile(
     r"(?:\d[\d.,]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+[A-Za-z]{3,}"
     r"|an?\s+[A-Za-z]{3,})\s*$"
 )
-# "x = 2 (or x = 0)": a second answer offered in parentheses, as an afterthought.
+# "x = 2 (or x = 0)", "x = 4 (and also x = -1 if …)": a second answer offered in parentheses,
+# as an afterthought (its condition already cut off the sentence, with the bracket).
 _PARENTHESISED_ALTERNATIVE = re.compile(
-    r"\s*\(\s*(?:or|ou|oder|o|或者?)\s+((?:\\[()]|[^()]){1,80})\)\s*[.。]?\s*$", re.IGNORECASE
+    r"\s*\(\s*(?:or|and\s+also|also|ou|oder|o|或者?)\s+((?:\\[()]|[^()]){1,80})(?:\)|$)\s*[.。]?\s*$",
+    re.IGNORECASE,
 )
 _SEVERAL_ASSIGNMENTS = re.compile(
     r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)(?:\s|\\[,;:!]|\\q?quad)*"
@@ -312,6 +325,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
     text = scale_words(unicode_to_latex(text).replace("**", ""))
     text = _reals_except(text)
+    if "&" in text or "\\land" in text or "\\wedge" in text:
+        text = _BOUNDS_JOINED.sub(r"\1 \2 \3 \4 \5", text)  # SymPy's "(1 <= x) & (x <= 4)"
     if "0" in text:
         text = _BASE_LITERAL.sub(_base_subscript, text)
     text = _BELOW_ZERO.sub(r"-\1", text)  # "4 degrees below zero" is -4
@@ -343,7 +358,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if offered is not None and offered.start() > 0:
         text = text[: offered.start()]
     if _PROSE_WORDS.search(text):  # "sixteen percent", "three-fourths", "十八人"
-        text = chinese_numerals(number_words(fraction_words(angle_words(text))))
+        text = chinese_numerals(number_words(fraction_words(angle_words(clock_words(text)))))
     if "cent" in text:
         text = DOLLARS_AND_CENTS.sub(_in_dollars, text)  # "7 dollars and 50 cents" is 7.50
     again = _BRACKETED_NUMBER.search(text) if "(" in text else None
@@ -409,6 +424,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         # its result
         text, result_units = _split_units(result.group(2))
         units = units or result_units
+    elif text.count("=") == 1 and _worked_out(*text.split("=")):
+        # "\pi (5)^{2} = 25\pi", "P(\text{even} \mid 3) = \frac{2}{3}": what it works out to
+        text = text.partition("=")[2]
     number = _number_phrase(text)
     if number is not None:
         text = number
@@ -424,6 +442,22 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         units=units,
         compound=compound is not None,
         approximate=approximate,
+    )
+
+
+def _worked_out(left: str, right: str) -> bool:
+    """The left side of an equation is a value being computed, not an unknown, and the right
+    side what it comes to: a probability or an expectation ("P(A \\mid B)"), or numbers and
+    constants with an operation ("\\pi (5)^{2}"); not a number explained ("48 = 6 \\times 8")."""
+    if not _NUMBER_BEFORE.search(right):
+        return False  # "14 =": cut off before the result
+    if _PROBABILITY_OF.match(left):
+        return True
+    constants = _CONSTANT_COMMAND.sub(" ", left)
+    return (
+        _NUMBER_BEFORE.search(constants) is not None
+        and _LETTER.search(constants) is None
+        and _PLAIN_NUMBER.fullmatch(left.strip(" $")) is None
     )
 
 

@@ -31,6 +31,7 @@ from grading.candidates import (
     what_is_asked,
 )
 from grading.equivalence.check import compare_values
+from grading.equivalence.rewrite import number_words
 from grading.types import SINGLE_VALUE_TYPES, AnswerType, Sample
 
 # A box holding more than this is not a final answer; stops brace matching early.
@@ -38,9 +39,20 @@ MAX_BOX_CHARS = 400
 
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+# A program's printed output the reply ends on: a fenced block after code, or labelled output.
+_PRINTED_WINDOW = 2000
+_PRINTED_AT_END = re.compile(
+    r"(?:```(?:output|text|console)?|\bOutput:?\s*\n```)[ \t]*\n((?:[^`\n]*\n){2,40}?)```\s*$"
+)
+_NUMBER_LINE = re.compile(r"\s*-?\d[\d,]*(?:\.\d+)?\s*")
+_CUT_NUMBER_CHARS = 24
+_CUT_THOUSANDS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})*,\d{1,2}\s*$")
+_THOUSANDS_WRITTEN = re.compile(r"\d,\d{3}(?![\d,])")
 # A sentence that gives the answer again, in other words or another notation.
 _RESTATES = re.compile(
-    r"\W*(?:that is,|i\.e\.|equivalently|in (?:interval|set-builder|set) notation\b)", re.IGNORECASE
+    r"\W*(?:that is,|i\.e\.|equivalently|in (?:interval|set-builder|set) notation\b"
+    r"|in summary\b|to summari[sz]e\b|in conclusion\b|to sum up\b)",
+    re.IGNORECASE,
 )
 _OPENS_CHECK = re.compile(
     r"\W*(?:let(?:'s| me| us)\s+(?:double[- ]?)?(?:check|verify|confirm)|to (?:double[- ]?)?"
@@ -142,6 +154,7 @@ def detect(
         or stops_after_the_answer(sample.output, candidates)
         or sample.output.rfind("<think>") > sample.output.rfind("</think>")  # reply never began
         or stops_inside_the_gold(sample.gold, tail)
+        or stops_inside_a_number(tail)
         or loops(sample.output, tail)
     )
     if cut_off:
@@ -151,11 +164,13 @@ def detect(
     if answer_type in (AnswerType.YES_NO, AnswerType.LETTER):
         return tuple(findings)
     single_valued = answer_type in SINGLE_VALUE_TYPES and not is_multi_part(sample.gold)
-    if states_different_answers(sample.output, candidates, single_valued) or (
+    asked_name = what_is_asked(sample.problem).name
+    if states_different_answers(sample.output, candidates, single_valued, asked_name) or (
         single_valued
         and (
             solved_otherwise_above(sample.output, candidates, sample.problem)
             or boxes_an_operand(sample.output, candidates)
+            or ends_on_printed_values(sample.output)
         )
     ):
         findings.append("multiple_answers")
@@ -215,6 +230,26 @@ def stops_inside_the_gold(gold: str, tail: str) -> bool:
         digits.startswith(last.group(1))
         and re.search(rf"(?<![\d.]){digits}(?![\d.]\d|\d)", written) is not None
     )
+
+
+def ends_on_printed_values(output: str) -> bool:
+    """True when the output ends on a program's printed output with two different numbers on
+    lines of their own, and no sentence after it says which answers ("33", "41")."""
+    end = output[-_PRINTED_WINDOW:]
+    block = _PRINTED_AT_END.search(end) if "```" in end else None  # a fence, found fast
+    if block is None:
+        return False
+    values = {line.strip() for line in block.group(1).splitlines() if _NUMBER_LINE.fullmatch(line)}
+    return len(values) >= 2
+
+
+def stops_inside_a_number(tail: str) -> bool:
+    """True when the text stops on a group of thousands with fewer than three digits, where it
+    writes thousands with commas ("$1,020 + $230 = $1,2"): cut off while writing a number."""
+    end = tail.rstrip()[-_CUT_NUMBER_CHARS:]  # the pattern has no literal to find it by
+    cut = _CUT_THOUSANDS.search(end)
+    start = len(tail.rstrip()) - len(end) + cut.start() if cut is not None else 0
+    return cut is not None and _THOUSANDS_WRITTEN.search(tail, 0, start) is not None
 
 
 def _ends_inside_math(text: str) -> bool:
@@ -322,11 +357,15 @@ def boxes_an_operand(output: str, candidates: Candidates) -> bool:
     )
 
 
-def states_different_answers(output: str, candidates: Candidates, single_valued: bool) -> bool:
+def states_different_answers(
+    output: str, candidates: Candidates, single_valued: bool, asked_name: str = ""
+) -> bool:
     """True when the output plainly states two different final answers.
 
     A marked statement ("the answer is") outranks bare boxes before it, which are often
-    intermediate results; for multi-part golds, values in one sentence are one answer.
+    intermediate results; for multi-part golds, values in one sentence are one answer. A
+    sentence after the answer that names what the question asks for (``asked_name``, "The
+    perimeter of the hexagon is 25 units.") says the answer again.
     """
     stated = list(candidates.weighty())
     marks = [i for i, c in enumerate(stated) if c.cue in (FINAL_MARKER, ANSWER_MARKER)]
@@ -364,7 +403,11 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
             if c.start < committed[0]
             or c is final
             or (
-                (c.cue not in PLAIN_CUES or _RESTATES.match(sentence_of(output, c)))
+                (
+                    c.cue not in PLAIN_CUES
+                    or _RESTATES.match(sentence_of(output, c))
+                    or _mentions(sentence_of(output, c), asked_name)
+                )
                 and not _CALLED_APPROXIMATE.search(sentence_of(output, c))
             )
         ]
@@ -385,6 +428,10 @@ def states_different_answers(output: str, candidates: Candidates, single_valued:
         and final.cue == FINAL_MARKER
         and _hashes_contradict_line_before(output, final)
     )
+
+
+def _mentions(sentence: str, name: str) -> bool:
+    return bool(name) and re.search(rf"\b{re.escape(name)}\b", sentence, re.IGNORECASE) is not None
 
 
 def solved_otherwise_above(output: str, candidates: Candidates, problem: str) -> bool:
@@ -480,6 +527,10 @@ def _hashes_contradict_line_before(output: str, final: Candidate) -> bool:
     previous = output[max(0, line_start - 500) : line_start].rstrip().rsplit("\n", 1)[-1]
     if _OPENS_CHECK.match(previous):
         return False  # "Check: in 12 years she is 48, and 48 = 2 * 24." checks, not answers
+    if not _NUMBER.search(previous):
+        # "So the box holds forty-two chocolates." (not "one", which is as often no count)
+        in_digits = number_words(previous)
+        previous = in_digits if "1" not in _NUMBER.findall(in_digits) else previous
     # The line's result: what a closing "so …" clause states ("= 12.5, so she finishes on
     # the 13th day"), else the first number after its last equals sign, else its last number.
     result = previous.rpartition("=")[2]

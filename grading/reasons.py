@@ -33,6 +33,8 @@ MESSAGES: dict[str, str] = {
     "letter_value_mismatch": "The option letter the output gives and the value it states name different options.",
     "declined": "The output says it is not sure, that no option fits, or that the question has no valid answer as posed.",
     "contradicts_itself": "The yes/no answer contradicts the output's own explanation.",
+    "extremum_point": "The question asks for a minimum or maximum value, and the answer gives the point where it is reached (x = …) instead.",
+    "spread_convention": "The answer is the standard deviation or variance by the other convention (the sample's, dividing by n − 1, or the population's, by n), and the question does not say which.",
     "equation_expected": "The gold is an equation (y = …) and the answer gives only its right-hand side.",
     "pair_or_interval": "The gold (a, b) can be a point or an open interval; the answer takes it as the interval, and the problem does not say which.",
     "interval_notation": "The interval is closed at infinity ([4, ∞]), a notation error some graders penalise.",

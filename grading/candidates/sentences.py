@@ -31,6 +31,7 @@ from grading.evaluators.extraction import last_match
 
 _CONCLUSION_WORDS = re.compile(
     r"^\W*(?:so|thus|therefore|hence|consequently|overall|in total|in all|altogether|donc"
+    r"|in summary|to summari[sz]e|in conclusion|to sum up"
     r"|por lo tanto|portanto|also|所以|因此)\b[\s,:]*",
     re.IGNORECASE,
 )
@@ -95,6 +96,7 @@ _RELATIVE_CLAUSE = re.compile(
     r"|,\s+(?:which|that|and this)\s+"
     r"(?:checks|confirms|satisfies|works|is (?:correct|consistent))\b"
 )
+_WHICH_IS = re.compile(r",\s+(?:which|that)\s+(?:is|comes\s+to|works\s+out\s+to)\b")
 _STATES_A_VALUE = re.compile(r"\d|\\[A-Za-z]|\$")
 # Something a verb can state: a word, a number, LaTeX, masked mathematics or a symbol ("∞").
 _STATES_SOMETHING = re.compile(r"[^\W_]|\\|[\x00∞π√∅ℝℤℕℚℂ±−½⅓⅔¼¾]")
@@ -127,6 +129,15 @@ _REJECTED_CLAUSE = re.compile(
 # apart", "…is 13, if both ends count". What it states is before it.
 _CONDITION_CLAUSE = re.compile(
     r"(?:,\s*|\s+)(?:depending on|assuming|provided|if|unless|as long as)\b.*$", re.IGNORECASE
+)
+# Why, after what the sentence states: ", since …", ", because …".
+_REASON_CLAUSE = re.compile(r",\s*(?:since|because)\b.*$", re.IGNORECASE)
+# A closing remark in brackets that states something else ("(the least would be $-7$)");
+# not another answer offered ("(or $555$ if …)"), which the reading of the answer weighs.
+_CLOSING_ASIDE = re.compile(
+    r"\s*\((?!\s*(?:or|and\s+also|also|possibly|maybe|perhaps|either)\b)[^()]*"
+    r"\b(?:would|is|are|was|were|be)\b[^()]*\)\s*$",
+    re.IGNORECASE,
 )
 _FIRST_EQUALS = re.compile(r"[^=]*?=(?!=)")
 
@@ -238,9 +249,23 @@ _HYPOTHETICAL = re.compile(
 )
 # A rate or a share: "$12 per person", "3 each".
 _PER_UNIT = re.compile(r"\b(?:per|each|apiece|every|average|rate)\b", re.IGNORECASE)
+# "the value of $k$", not "the minimum value of $x^2 + 8x + 21$" (an expression's value)
 _ASKED_VARIABLE = re.compile(
-    r"\b(?:value|values)\s+of\s+\$?([A-Za-z])\$?(?![A-Za-z])|\b(?:solve\s+for|find)\s+\$([A-Za-z])\$",
+    r"\b(?:value|values)\s+of\s+(?:\$([A-Za-z])\$|\\\(([A-Za-z])\\\)|([A-Za-z])(?![\w^_+\-*/(]))"
+    r"|\b(?:solve\s+for|find)\s+\$([A-Za-z])\$",
     re.IGNORECASE,
+)
+# What the question names as the thing it asks for: "Find the real part of …", "What is the
+# center of …", "How old is the son now?". Words that name any answer ("value", "answer") do
+# not tell one value of a sentence from another.
+_ASKED_NAME = re.compile(
+    r"\b(?:find|compute|determine|calculate|give|state|what\s+(?:is|are|was|were|will\s+be))"
+    r"\s+(?:the|its|their)\s+((?:[a-z]+[\s-]){0,2}?[a-z]{3,})\s+(?:of|for|in|on|that|when|if|at)\b"
+    r"|\bhow\s+old\s+(?:is|was|will)\s+(?:the\s+)?([a-z]{3,})\b",
+    re.IGNORECASE,
+)
+_ANY_ANSWER_NAMES = frozenset(
+    "value values answer answers number numbers result solution solutions expression".split()
 )
 
 
@@ -251,6 +276,7 @@ class Asked:
     unit: str = ""  # what it counts or measures: "days" in "How many days does it take?"
     variable: str = ""  # the unknown it names: "k" in "For what value of $k$ …?"
     per_unit: bool = False  # it asks for a rate or a share: "How much does each pay?"
+    name: str = ""  # what it names: "real part" in "Find the real part of $(2 + i)^3$."
 
 
 NOTHING_ASKED = Asked()
@@ -259,14 +285,18 @@ NOTHING_ASKED = Asked()
 # Read once per problem: a run grades several outputs of each.
 @lru_cache(maxsize=1024)
 def what_is_asked(problem: str) -> Asked:
-    """The unit and the unknown the question's last part asks for (either may be empty)."""
+    """The unit, the unknown and the name of what the question's last part asks for (any may
+    be empty)."""
     question = problem[-600:]
     units = _ASKED_UNIT.findall(question)
-    variables = [a or b for a, b in _ASKED_VARIABLE.findall(question)]
+    variables = ["".join(groups) for groups in _ASKED_VARIABLE.findall(question)]
+    names = [a or b for a, b in _ASKED_NAME.findall(_asking_sentence(question))]
+    name = names[-1].lower() if names else ""
     return Asked(
         units[-1].lower() if units else "",
         variables[-1] if variables else "",
         _PER_UNIT.search(_asking_sentence(question)) is not None,
+        "" if name in _ANY_ANSWER_NAMES else name,
     )
 
 
@@ -302,6 +332,67 @@ def _assignment(sentence: str, begin: int, variable: str) -> Candidate | None:
         return None
     cue = CONCLUSION if _CONCLUSION_WORDS.match(sentence) else STATEMENT
     return Candidate(found.group(0), begin + found.start(), cue)
+
+
+# A value a sentence gives: mathematics, a number or an amount ("14π", "1,200", "30%"), a
+# bracketed pair, a bold one.
+_GIVEN_VALUE = r"(?:\x00+|[-−]?\$?\d(?:[\d.]|,\d{3})*[^\s,;()]*|\([^()]{1,40}\)|\*\*[^*]{1,40}\*\*)"
+_VALUES = re.compile(_GIVEN_VALUE)
+# It goes on: "the roots are $2$ and $3$" names two values; "3 to 2", "4 in 13" and "3 out of
+# 10" are one.
+_VALUE_GOES_ON = re.compile(
+    r"\s*[,;]?\s*(?:(?:and|or|to|by|x|in|out\s+of|over|per|times)\s|[&:/×+\-−–]|\\times)?\s*"
+    + _GIVEN_VALUE
+)
+# Another value offered after it: "the sum is $592$ (or $555$ if …)".
+_OFFERED = re.compile(r"\b(?:or|if|unless|either)\b", re.IGNORECASE)
+_STATING_VERB = r"(?:is|are|was|were|equals)\b"
+
+
+def _named_value(sentence: str, begin: int, name: str) -> Candidate | None:
+    """The value a sentence of several values gives to what the question asks for: "its real
+    part is $2$ and its imaginary part is $11$" for "Find the real part", "the maximum value is
+    $11$, attained at $x = 3$" for "Find the maximum value"."""
+    if not name:
+        return None
+    masked = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), sentence)
+    if len(_VALUES.findall(masked)) < 2:
+        return None
+    found = _name_pattern(name).search(masked)
+    if (
+        found is None
+        or _VALUE_GOES_ON.match(masked, found.end())
+        or _OFFERED.search(masked, found.end())
+    ):
+        return None
+    value = sentence[found.start(1) : found.end(1)]
+    stars = len(value) - len(value.lstrip("*"))
+    cue = CONCLUSION if _CONCLUSION_WORDS.match(sentence) else STATEMENT
+    return Candidate(value.strip("*"), begin + found.start(1) + stars, cue)
+
+
+@lru_cache(maxsize=256)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    """The name, then the value it is given: "the sum of its digits is 13", "the center
+    $(3, -2)$", "the son is 16"."""
+    words = r"[\s-]+".join(re.escape(word) for word in name.split())
+    return re.compile(
+        rf"\b{words}\b(?:\s+of\s+[^,;.\x00]{{1,40}}?\s+{_STATING_VERB}"
+        rf"|\s*(?:{_STATING_VERB}|=|:)?)\s*({_GIVEN_VALUE})",
+        re.IGNORECASE,
+    )
+
+
+def _names_another(named: Candidate, candidate: Candidate | None) -> bool:
+    """The sentence's predicate is not the named value: a later or an earlier one, or the
+    named value and another after it ("$(3, -2)$ and radius $5$")."""
+    if candidate is None:
+        return True
+    named_end, candidate_end = named.start + len(named.text), candidate.start + len(candidate.text)
+    if candidate.start >= named_end or candidate_end <= named.start:
+        return True
+    rest = candidate.text[max(0, named_end - candidate.start) :]
+    return _VALUES.search(MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), rest)) is not None
 
 
 def _assigns(text: str, variable: str) -> bool:
@@ -368,6 +459,15 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
                 # does not.
                 return (Candidate(sentence.strip(), offset + start, CONCLUSION),)
             candidate = _predicate(sentence, offset + start, own_line)
+            named = _named_value(sentence, offset + start, asked.name)
+            if named is not None and _names_another(named, candidate):
+                # "So the circle has center $(3, -2)$ and radius $5$." for "Find the center"
+                candidate = named if candidate is None else replace(named, cue=candidate.cue)
+            share = _WHICH_IS.search(sentence) if candidate is not None else None
+            if share is not None and not asked.per_unit and _PER_UNIT.search(candidate.text):
+                # "… spends $66 in total, which is $13.20 per ticket": a share not asked for
+                total = _value_stated(sentence[: share.start()], offset + start, own_line)
+                candidate = replace(total, cue=candidate.cue) if total is not None else candidate
             given = _assignment(sentence, offset + start, asked.variable)
             if given is not None and (
                 candidate is None or not _assigns(candidate.text, asked.variable)
@@ -470,6 +570,14 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
     condition = _CONDITION_CLAUSE.search(masked)
     if condition is not None and _STATES_SOMETHING.search(masked[: condition.start()]):
         body, masked = body[: condition.start()], masked[: condition.start()]
+    reason = _REASON_CLAUSE.search(masked)
+    if reason is not None and _STATES_SOMETHING.search(masked[: reason.start()]):
+        # "$\sin(\pi/3) = \frac{1}{2}$, since the side opposite is half the hypotenuse"
+        body, masked = body[: reason.start()], masked[: reason.start()]
+    aside = _CLOSING_ASIDE.search(masked)
+    if aside is not None and _STATES_SOMETHING.search(masked[: aside.start()]):
+        # "The greatest is $k = 7$ (the least would be $-7$)": the aside states another thing
+        body, masked = body[: aside.start()], masked[: aside.start()]
     reason = _OPENING_REASON.match(masked)
     if reason is not None and _STATES_SOMETHING.search(masked[reason.end() :]):
         body_start += reason.end()

@@ -90,11 +90,14 @@ _MIXED_LATEX = re.compile(
 _MIXED_SLASH = re.compile(r"(?<![\d./^_])(-?)(\d+)\s+(\d+)\s*/\s*(\d+)(?![\d./])")
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:(?:\{,\}|,)\d{3})+)(?![\d,]|\{,\})")
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])([1-9]\d{0,2}(?:\.\d{3})+)(?![\d.,])")
-_NUMBER_WORD = re.compile(
-    r"\b(?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
+_NUMBER_WORD_LIST = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
     r"|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty"
-    r"|seventy|eighty|ninety|hundred|thousand|million|and)[\s-]*)+\b",
-    re.IGNORECASE,
+    r"|seventy|eighty|ninety|hundred|thousand|million|and)"
+)
+# Not the number in a compound word ("a four-digit number", "a six-sided die").
+_NUMBER_WORD = re.compile(
+    rf"\b{_NUMBER_WORD_LIST}(?:[\s-]+{_NUMBER_WORD_LIST})*\b(?!-[a-z])", re.IGNORECASE
 )
 # "p=5,q=2;p=7,q=2": a semicolon between groups of assignments separates two solutions.
 _ASSIGNMENT_GROUPS = re.compile(r";\s*(?=\\?[A-Za-z]\w*\s*=)")
@@ -319,6 +322,36 @@ def angle_words(text: str) -> str:
     return _ANGLE_WORD.sub(
         lambda m: "90^{\\circ}" if m.group(1).lower() == "right" else "180^{\\circ}", text
     )
+
+
+_HOUR_WORDS = "one two three four five six seven eight nine ten eleven twelve".split()
+_HOUR = rf"(\d{{1,2}}|{'|'.join(_HOUR_WORDS)})"
+_CLOCK_WORDS = re.compile(
+    rf"\b(?:(?:a\s+)?(quarter|half)\s+(past|after|to|before)\s+{_HOUR}|{_HOUR}\s+o['’]\s*clock)"
+    r"(?:\s+(?:in\s+the\s+(morning|afternoon|evening)|at\s+(night)))?\b",
+    re.IGNORECASE,
+)
+
+
+def clock_words(text: str) -> str:
+    """A time of day in words ("a quarter past three in the afternoon", "six o'clock") as a
+    clock time (3:15 p.m., 6:00)."""
+
+    def replace(match: re.Match) -> str:
+        part, relation, hour_word, whole_hour, day_part, night = match.groups()
+        hour_word = hour_word or whole_hour
+        hour = int(hour_word) if hour_word.isdigit() else _HOUR_WORDS.index(hour_word.lower()) + 1
+        minutes = 0
+        if part is not None:
+            minutes = 30 if part.lower() == "half" else 15
+            if relation.lower() in ("to", "before"):
+                hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
+        half_of_day = ""
+        if day_part or night:
+            half_of_day = " a.m." if (day_part or "").lower() == "morning" else " p.m."
+        return f"{hour}:{minutes:02d}{half_of_day}"
+
+    return _CLOCK_WORDS.sub(replace, text)
 
 
 def number_words(text: str) -> str:

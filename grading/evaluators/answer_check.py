@@ -112,7 +112,11 @@ _PERCENT_SIGN = re.compile(r"\s*\\?%\s*$")
 _NEGATIVE_GOLD = re.compile(r"\s*-\s*\d+(?:\.\d+)?\s*(?:\\?%)?\s*")
 _DECREASE = re.compile(
     r"\b(?:decrease[ds]?|fell|falls?|dropp?e?d?|declined?|lost|down by|reduc(?:ed|tion)"
-    r"|gesunken|gefallen|disminuy[óo]|baj[óo]|diminu[ée]|baiss[ée])\b",
+    r"|gesunken|gefallen|disminuy[óo]|baj[óo]|diminu[ée]|baiss[ée]"
+    # the change named as a noun: "une baisse de 4 %", "ein Rückgang um 4 %"
+    r"|baisse|diminution|r[üu]ckgang|abnahme|senkung|disminuci[óo]n|descenso|ca[íi]da"
+    r"|redu[çc][ãa]o|queda|diminui[çc][ãa]o|снижение|уменьшение|падение)\b"
+    r"|下降|减少|降低|減少|低下|減った|下がっ",
     re.IGNORECASE,
 )
 
@@ -150,7 +154,9 @@ def _grade_math(
     ):
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "only the givens"}
     multi_part = is_multi_part(sample.gold)
-    joined = _joined_parts(candidates, multi_part)
+    joined = _joined_parts(candidates, multi_part) or (
+        _labelled_parts(final.text, gold) if multi_part else ""
+    )
     stated = read_answer(joined or final.text, boxed=final.cue == BOXED and not joined)
     named = _named_option_text(stated.expression, sample.problem)
     if named:  # "**B**" where the gold is the text of option B ("Right")
@@ -219,6 +225,13 @@ def _grade_math(
         # "\boxed{\dfrac{\varphi}{2}}, where \varphi = \frac{1+\sqrt5}{2}"
         stated = replace(stated, expression=defined)
         comparison = _compare(compared_gold, stated)
+    in_words = (
+        _RATIO_IN_WORDS.fullmatch(stated.expression.strip()) if not comparison.equal else None
+    )
+    if in_words is not None and _RATIO_ANSWER.fullmatch(gold):
+        # "3 to 2" for the ratio 3:2
+        stated = replace(stated, expression=f"{in_words.group(1)}:{in_words.group(2)}")
+        comparison = _compare(compared_gold, stated)
     ratio = _RATIO_ANSWER.fullmatch(stated.expression.strip()) if not comparison.equal else None
     if ratio is not None and _FRACTION_GOLD.fullmatch(gold):
         as_fraction = f"\\frac{{{ratio.group(1)}}}{{{ratio.group(2)}}}"
@@ -229,8 +242,10 @@ def _grade_math(
     if not comparison.equal and _on_the_hour(gold, stated.expression, sample.problem):
         comparison = Comparison(True, "synonym")  # "17:00" for "at what hour … afternoon?" 5
     if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
-        # "-16\%" fails where "16\%" passes, so the sign goes on the number alone
+        # "-16\%" fails against -16 where "16\%" passes, so the sign goes on the number, and
+        # the percent stays only where the gold has one ("une baisse de 4 %" for -4\%)
         negated = f"-{_PERCENT_SIGN.sub('', stated.expression)}"
+        negated += "\\%" if "%" in gold else ""
         comparison = _compare(compared_gold, replace(stated, expression=negated))
     if (
         kind is AnswerType.TEXT
@@ -277,6 +292,8 @@ def _grade_math(
         signals.append("number_format")
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
+        if _float_error(stated.expression):
+            signals.append("rounding_differs")  # "3.3000000000000003", a program's float
     if not correct:
         if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
             signals.append("multiple_answers")  # "7 and 13" where one value is asked
@@ -324,7 +341,25 @@ def _answers_on_conditions(output: str, final: Candidate) -> bool:
     )
 
 
+# A binary floating-point result printed in full: "0.30000000000000004", "2.9999999999999996":
+# fifteen or more significant digits, a run of zeros or nines, and one to four digits after it.
+_LONG_DECIMAL = re.compile(r"(?<![\d.])(\d+)\.(\d{12,})(?![\d.])")
+_ROUNDING_RESIDUE = re.compile(r"\d*?(?:0{6,}|9{6,})\d{1,4}")
+
+
+def _float_error(expression: str) -> bool:
+    for number in _LONG_DECIMAL.finditer(expression):
+        significant = (number.group(1) + number.group(2)).lstrip("0")
+        if len(significant) >= 15 and _ROUNDING_RESIDUE.fullmatch(significant):
+            return True
+    return False
+
+
+# A part's label: "(1)", "(b)"; what separates parts: "；", ",", "。".
+_PART_LABEL = re.compile(r"\(\s*([1-9]|[a-h])\s*\)")
+_PART_SEPARATORS = " \t\n;,；，。.、"
 _RATIO_ANSWER = re.compile(r"(\d+)\s*:\s*(\d+)")
+_RATIO_IN_WORDS = re.compile(r"(\d+)\s*(?:\s(?:to|à|zu|a|к|на)\s|比)\s*(\d+)", re.IGNORECASE)
 _FRACTION_GOLD = re.compile(r"\$?\s*\\[dt]?frac\s*\{\d+\}\s*\{\d+\}\s*\$?|\d+\s*/\s*\d+")
 # "…, where \varphi = \frac{1+\sqrt5}{2} is the golden ratio": a symbol the answer is
 # written in, defined right after it
@@ -550,6 +585,8 @@ def _other_readings(
     same, misread = [], []
     evaluations = tuple(e for e in evaluations if e.verdict is Verdict.INCORRECT)
     parts = {read_answer(box.text).expression for box in candidates.closing_boxes()}
+    # "(1) 8, (2) 7.5": the parts of a statement that labels them
+    parts.update(part.strip(" ,") for part in _PART_LABEL.split(stated.expression)[2::2])
     stated_values = [read_answer(c.text).expression for c in candidates.standing]
     stated_values = [value for value in stated_values if not is_sentence(value)]
     for evaluation in evaluations:
@@ -590,3 +627,21 @@ def _joined_parts(candidates: Candidates, multi_part: bool) -> str:
     """For a gold of several parts stated in several closing boxes, those boxes as one."""
     boxes = candidates.closing_boxes() if multi_part else ()
     return ", ".join(box.text for box in boxes)
+
+
+def _labelled_parts(text: str, gold: str) -> str:
+    """For a gold of several parts, a statement that labels its parts ("(1) 众数为 8；(2) 中位数为
+    7.5") as each part's value, labelled as the gold labels them ("(1) 8, (2) 7.5"); "" if
+    it labels fewer than two or a part states nothing."""
+    labels = list(_PART_LABEL.finditer(text))
+    if len(labels) < 2:
+        return ""
+    keep_labels = _PART_LABEL.match(gold.strip()) is not None
+    parts = []
+    for label, following in zip(labels, [*labels[1:], None], strict=True):
+        piece = text[label.end() : following.start() if following else len(text)]
+        value = read_answer(piece.strip(_PART_SEPARATORS)).expression
+        if not value:
+            return ""
+        parts.append(f"({label.group(1)}) {value}" if keep_labels else value)
+    return ", ".join(parts)

@@ -47,7 +47,15 @@ _SIMPLIFY_REQUEST = re.compile(
     re.IGNORECASE,
 )
 _FACTOR_REQUEST = re.compile(r"\bfactor", re.IGNORECASE)
-_EXPAND_REQUEST = re.compile(r"\bexpand|\bmultiply out|\bin expanded form", re.IGNORECASE)
+_EXPAND_REQUEST = re.compile(
+    r"\bexpand|\bmultiply out|\bin expanded form"
+    # a template written expanded: "in the form $y = ax^2 + bx + c$"
+    r"|\bin the form[\s\"“'$\\(]{0,8}(?:[a-z](?:\(x\))?\s*=\s*)?[A-Za-z]\s*x\s*\^\s*\{?\d\}?\s*[+-]"
+    r"\s*[A-Za-z]\s*x\b",
+    re.IGNORECASE,
+)
+# A group with a variable that is multiplied or raised: "-2(x + 1)^2", "(x - 3)(x + 2)".
+_VARIABLE_GROUP = re.compile(r"\([^()]*[a-z][^()]*\)\s*(?:\^|\()|[\d}a-z]\s*\([^()]*[a-z]")
 _FRACTION_PARTS = re.compile(
     r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|(?<![\d.])(\d{1,9})/(\d{1,9})(?![\d.])"
 )
@@ -205,6 +213,7 @@ def form_signals(
         or (asked.scientific and _unnormalised_scientific(stated.expression))
         or (asked.factor and factoring_incomplete(gold, stated.expression))
         or (asked.expand and factoring_incomplete(stated.expression, gold))
+        or (asked.expand and _grouped_where_expanded(gold, stated.expression))
     ):
         found.append("form_differs")
     if (
@@ -248,6 +257,12 @@ def _common_factor_left(answer: str, problem: str) -> bool:
         return False
     coefficients = [int(n) for n in _COEFFICIENT.findall(compact) if int(n)]
     return len(coefficients) >= 2 and gcd(*coefficients) > 1
+
+
+def _grouped_where_expanded(gold: str, answer: str) -> bool:
+    """An expansion asked for and answered with a group still multiplied out of it
+    ("y = -2(x+1)^2 + 4" for "y = -2x^2 - 4x + 2")."""
+    return "(" not in gold and _VARIABLE_GROUP.search(answer.rpartition("=")[2]) is not None
 
 
 def _equation_shape(text: str) -> str:

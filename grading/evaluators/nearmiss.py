@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from grading.answers import StatedAnswer, read_answer
 from grading.candidates import BOXED, Candidates
+from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values
 from grading.equivalence.rewrite import all_rewrites
 from grading.types import Sample
@@ -92,12 +93,26 @@ def near_miss_signals(
         _gold_stated_elsewhere(gold, candidates)
         or _gold_derived_just_before(gold, sample.output, candidates)
         or _point_written_out(gold, stated.expression, sample)
+        or _unknown_found_before(gold, sample, candidates)
     ):
         found.append("gold_stated_elsewhere")
-    if _rounds_to(gold, stated.expression):
+    if _point_of_extremum(stated, sample.problem):
+        found.append("extremum_point")
+    if _rounds_to(gold, stated.expression) or (
+        # "\sqrt{12} \approx 3.46" where the nearest tenth, 3.5, is asked
+        stated.approximation and _rounds_to(gold, stated.approximation)
+    ):
         found.append("rounding_differs")
-    if _other_unit(gold, stated) or _fraction_for_percent(gold, stated, sample):
+    if (
+        _other_unit(gold, stated)
+        or _fraction_for_percent(gold, stated, sample)
+        or _percent_for_proportion(gold, stated)
+    ):
         found.append("unit_mismatch")
+    if _only_rewrites_a_given(stated.expression, sample.problem):
+        found.append("no_answer")
+    if _other_spread_convention(gold, stated.expression, sample.problem):
+        found.append("spread_convention")
     if _same_angle(gold, stated.expression, sample.problem):
         found.append("same_angle")
     if _same_residue(gold, stated.expression, sample.problem):
@@ -237,6 +252,39 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
     return False
 
 
+# The question asks for the least or greatest value an expression takes, not where.
+_EXTREMUM_ASKED = re.compile(
+    r"\b(?:minimum|maximum|minimal|maximal|least|greatest|smallest|largest)\s+(?:possible\s+)?"
+    r"values?\s+(?:of|that|which)\b",
+    re.IGNORECASE,
+)
+_ONE_LETTER = re.compile(r"[a-z]")
+
+
+def _point_of_extremum(stated: StatedAnswer, problem: str) -> bool:
+    """ "$\\boxed{x = -4}$" for "Find the minimum value of $x^2 + 8x + 21$": the answer is
+    where the minimum is reached, not the minimum."""
+    return (
+        _ONE_LETTER.fullmatch(stated.head) is not None
+        and not what_is_asked(problem).variable
+        and _EXTREMUM_ASKED.search(_question(problem)) is not None
+    )
+
+
+def _unknown_found_before(gold: str, sample: Sample, candidates: Candidates) -> bool:
+    """The working's last value for the unknown the question asks for is the gold ("Dividing
+    by 3, $k = -3$." for "Find the value of $k$"), and the final answer after it is another
+    value ("$\\boxed{3}$"): a slip in copying it out."""
+    variable = what_is_asked(sample.problem).variable
+    final = candidates.final
+    if not variable or final is None:
+        return False
+    working = sample.output[max(0, final.start - _DERIVATION_REACH * 3) : final.start]
+    assignment = re.compile(rf"(?<![A-Za-z\\]){re.escape(variable)}\s*=\s*([-−]?[\w.\\{{}}/^]+)")
+    values = [m.group(1) for m in assignment.finditer(working)]
+    return bool(values) and bool(compare_values(gold, values[-1]).equal)
+
+
 _POINT = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*(?:,\s*-?\d+(?:\.\d+)?\s*)+\)")
 _SPACING = re.compile(r"\s+|\\[,;!: ]")
 
@@ -362,6 +410,59 @@ def _fraction_for_percent(gold: str, stated: StatedAnswer, sample: Sample) -> bo
     # "2.25 times the original" for a 125% increase: the factor, not yet the change
     return bool(gold_value and value) and (
         _close(gold_value, value * 100) or _close(gold_value, (value - 1) * 100)
+    )
+
+
+# "1001 = 7 \times 11 \times 13": a number of the problem taken apart.
+_TAKEN_APART = re.compile(r"\s*(\d[\d,]*)\s*=\s*(.*(?:[×·*^+]|\\(?:times|cdot)(?![A-Za-z])).*)")
+
+
+def _only_rewrites_a_given(answer: str, problem: str) -> bool:
+    """The final statement writes a number the problem gives as a product or a sum ("So $1001 =
+    7 \\times 11 \\times 13$." for its largest prime factor) and never says which part answers."""
+    taken_apart = _TAKEN_APART.fullmatch(answer)
+    if taken_apart is None:
+        return False
+    given = re.escape(taken_apart.group(1))
+    return re.search(rf"(?<![\d.,]){given}(?![\d]|[.,]\d)", problem) is not None
+
+
+_SPREAD_ASKED = re.compile(r"\bstandard deviation\b|\bvariance\b", re.IGNORECASE)
+_CONVENTION_SAID = re.compile(r"\bsample\b|\bpopulation\b|\bn\s*-\s*1\b", re.IGNORECASE)
+_DATA_LIST = re.compile(r"-?\d+(?:\.\d+)?(?:\s*,\s*(?:and\s+)?-?\d+(?:\.\d+)?){2,}")
+
+
+def _other_spread_convention(gold: str, answer: str, problem: str) -> bool:
+    """3.16 for the standard deviation 2.83 of five values: the sample's (dividing by n − 1)
+    where the gold is the population's (by n), or the reverse, and the question names
+    neither."""
+    if not _SPREAD_ASKED.search(_question(problem)) or _CONVENTION_SAID.search(problem):
+        return False
+    lists = [m.group(0) for m in _DATA_LIST.finditer(problem)]
+    gold_value, value = _value(gold), _value(answer)
+    if not lists or not gold_value or not value:
+        return False
+    count = max(len(data.split(",")) for data in lists)
+    variance_ratio = Fraction(count, count - 1)
+    ratio = float(value / gold_value)
+    # the variances differ by n/(n - 1), the deviations by its square root
+    return any(
+        abs(ratio - expected) <= 0.01 * expected
+        for factor in (float(variance_ratio), float(variance_ratio) ** 0.5)
+        for expected in (factor, 1 / factor)
+    )
+
+
+def _percent_for_proportion(gold: str, stated: StatedAnswer) -> bool:
+    """93.75 for the probability 15/16: the percent without its sign, or a proportion read as
+    a percent by mistake."""
+    gold_value, value = _value(gold), _value(stated.expression)
+    return (
+        gold_value is not None
+        and value is not None
+        and 0 < gold_value < 1
+        and not _PERCENT.search(gold)
+        and _close(gold_value * 100, value)
     )
 
 

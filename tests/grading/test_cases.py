@@ -29,14 +29,14 @@ DATA_FLOORS = {
     # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9, 12, 8 and 3 silent
     # errors on arrival.
     "heldout_realistic_F.jsonl": (5, 46),
-    "heldout_realistic_G.jsonl": (4, 34),
+    "heldout_realistic_G.jsonl": (4, 35),
     "heldout_peer_H.jsonl": (1, 32),
-    "heldout_mixed_J.jsonl": (1, 46),
+    "heldout_mixed_J.jsonl": (1, 48),
     "heldout_realistic_I.jsonl": (1, 31),
     "heldout_realistic_K.jsonl": (3, 43),
     "heldout_realistic_L.jsonl": (5, 49),
     "heldout_realistic_M.jsonl": (1, 37),
-    "heldout_peer_N.jsonl": (2, 24),
+    "heldout_peer_N.jsonl": (2, 25),
     # The fifth pass: 17 and 12 silent errors on arrival.
     "heldout_realistic_O.jsonl": (3, 43),
     "heldout_mixed_P.jsonl": (2, 38),
@@ -47,9 +47,9 @@ DATA_FLOORS = {
     "heldout_realistic_S.jsonl": (3, 37),
     # Written after S: 5 and 13 silent errors on arrival.
     "heldout_realistic_T.jsonl": (4, 39),
-    "heldout_mixed_U.jsonl": (4, 40),
+    "heldout_mixed_U.jsonl": (4, 41),
     # Written after T and U: 9 and 5 silent errors on arrival.
-    "heldout_realistic_V.jsonl": (4, 31),
+    "heldout_realistic_V.jsonl": (4, 32),
     "heldout_mixed_W.jsonl": (1, 36),
     # Written after V and W: 4 and 8 silent errors on arrival.
     "heldout_realistic_X.jsonl": (0, 42),
@@ -57,7 +57,7 @@ DATA_FLOORS = {
     # Written after X and Y: 9, 3, 11 and 4 silent errors on arrival.
     "heldout_realistic_AA.jsonl": (3, 32),
     "heldout_mixed_AB.jsonl": (0, 38),
-    "heldout_realistic_AC.jsonl": (6, 35),
+    "heldout_realistic_AC.jsonl": (6, 36),
     "heldout_mixed_AD.jsonl": (3, 48),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
     "heldout_realistic_AE.jsonl": (2, 35),
@@ -86,13 +86,13 @@ DATA_FLOORS = {
     "heldout_realistic_AU.jsonl": (9, 34),
     "heldout_mixed_AV.jsonl": (2, 75),
     "heldout_realistic_AW.jsonl": (0, 39),
-    "heldout_mixed_AX.jsonl": (5, 46),
+    "heldout_mixed_AX.jsonl": (5, 47),
     # Written after AU to AX: 8, 2, 13 and 5 silent errors on arrival (BA, multiple choice
     # in AQuA's "A)24, B)26" form, with letters hedged and values that name another option).
     "heldout_realistic_AY.jsonl": (3, 39),
     "heldout_mixed_AZ.jsonl": (1, 32),
     "heldout_realistic_BA.jsonl": (3, 34),
-    "heldout_mixed_BB.jsonl": (2, 45),
+    "heldout_mixed_BB.jsonl": (2, 46),
     # Written after AY to BB: 3, 12, 3 and 7 silent errors on arrival (BD, geometry from chat
     # assistants, with sentences read down to a verb: "The garden covers about 153.94 m²").
     "heldout_realistic_BC.jsonl": (3, 33),
@@ -101,7 +101,7 @@ DATA_FLOORS = {
     "heldout_mixed_BF.jsonl": (4, 44),
     # Written after BC to BF: 11, 5, 6 and 7 silent errors on arrival (BG, answer forms from
     # math models: pairs stated as "x = −1 and y = 4", planes left unnormalised, hex literals).
-    "heldout_realistic_BG.jsonl": (6, 35),
+    "heldout_realistic_BG.jsonl": (6, 36),
     "heldout_mixed_BH.jsonl": (2, 45),
     "heldout_realistic_BI.jsonl": (3, 30),
     "heldout_mixed_BJ.jsonl": (2, 50),
@@ -118,6 +118,18 @@ DATA_FLOORS = {
     "heldout_mixed_BP.jsonl": (3, 31),
     "heldout_realistic_BQ.jsonl": (0, 32),
     "heldout_mixed_BR.jsonl": (2, 54),
+    # Written after BO to BR: 10, 4, 1 and 4 silent errors on arrival (BS, the value a
+    # sentence names among several, an expanded template, the point of a minimum boxed).
+    "heldout_realistic_BS.jsonl": (2, 31),
+    "heldout_mixed_BT.jsonl": (0, 52),
+    "heldout_realistic_BU.jsonl": (0, 37),
+    "heldout_mixed_BV.jsonl": (3, 49),
+    # Written after BS to BV: 6, 11, 4 and 8 silent errors on arrival (BX, programs' printed
+    # output: several values printed, floats printed in full, a given number factored).
+    "heldout_realistic_BW.jsonl": (3, 31),
+    "heldout_mixed_BX.jsonl": (4, 36),
+    "heldout_realistic_BY.jsonl": (1, 43),
+    "heldout_mixed_BZ.jsonl": (5, 40),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -1975,7 +1975,7 @@ def test_a_supposition_after_the_answer_does_not_replace_it():
     graded = grade("12", output, problem)
 
     assert graded.auto_verdict is Verdict.CORRECT
-    assert graded.evaluation("answer_check").extracted == "30 - 18 = 12"
+    assert graded.evaluation("answer_check").extracted == "12"
 
 
 def test_a_counted_subject_with_a_one_word_predicate_is_the_answer():
@@ -2299,3 +2299,241 @@ def test_true_or_false_to_a_question_that_asks_is_it_false_is_flagged():
         grade("YES", "9 = 3 × 3, so it is not prime.\n\nTrue", problem)
     )
     assert not grade("YES", "9 = 3 × 3.\n\nYES", problem).needs_review
+
+
+# Round twelve (BS to BV): docs/grading.md, "Round twelve".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "(3,-2)",
+            "Completing the square, $(x - 3)^2 + (y + 2)^2 = 25$.\n\n"
+            "So the circle has center \\((3, -2)\\) and radius \\(5\\).",
+            "Find the center of the circle $x^2 + y^2 - 6x + 4y - 12 = 0$.",
+        ),
+        (
+            "2",
+            "$(2 + i)^3 = 2 + 11i$, so its real part is $2$ and its imaginary part is $11$.",
+            "Find the real part of $(2 + i)^3$.",
+        ),
+        (
+            "11",
+            "The vertex is at $x = 3$.\n\nTherefore, the maximum value is \\(11\\), attained at \\(x = 3\\).",
+            "Find the maximum value of $-2x^2 + 12x - 7$.",
+        ),
+        (
+            "16",
+            "x = 16.\n\nSo the son is 16 years old now (and the father is 40).",
+            "The sum of their ages is 56. How old is the son now?",
+        ),
+    ],
+)
+def test_the_value_named_as_the_question_asks_is_the_answer_of_its_sentence(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+def test_a_named_value_with_another_offered_after_it_stays_a_hedge():
+    problem = (
+        "An arithmetic series has first term 7 and last term 67. What is the sum of the series?"
+    )
+    output = "So the sum is \\(592\\) (or \\(555\\) if the last term is not counted)."
+
+    assert "hedged" in reasons(grade("592", output, problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "-4\\%",
+            "Le prix final vaut 96 % du prix initial.\n\nRéponse : une baisse de 4 %.",
+            "Quel est le pourcentage de variation total du prix ?",
+        ),
+        (
+            "3:15 PM",
+            "12:45 PM + 2.5 hours. So the meeting ends at a quarter past three in the afternoon.",
+            "A meeting starts at 12:45 PM and lasts 2.5 hours. At what time does it end?",
+        ),
+        (
+            "3:2",
+            "Dividing both by 6 gives 3 : 2.\n\nThe ratio of boys to girls is 3 to 2.",
+            "A class has 18 boys and 12 girls. What is the ratio of boys to girls?",
+        ),
+    ],
+)
+def test_a_value_said_in_words_is_read_as_its_value(gold, output, problem):
+    assert grade(gold, output, problem).auto_verdict is Verdict.CORRECT
+
+
+def test_another_arrangement_where_the_template_is_expanded_is_flagged():
+    problem = 'A parabola has vertex $(-1,4)$ and passes through $(1,-4)$. Enter its equation in the form "$y = ax^2 + bx + c$".'
+
+    graded = grade("y = -2x^2 - 4x + 2", "$$\\boxed{y = -2(x+1)^2 + 4}.$$", problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert "form_differs" in reasons(graded)
+    assert not grade("y = -2x^2 - 4x + 2", "$\\boxed{y = -2x^2 - 4x + 2}$", problem).needs_review
+
+
+def test_a_final_answer_after_the_unknown_was_found_equal_to_the_gold_is_flagged():
+    output = (
+        "Dividing by 3, $k = -3$.\n\nCheck: with $k = -3$, $y = -3(3) + 2 = -7$ ✓\n\n$\\boxed{3}$"
+    )
+    problem = "Find the value of $k$ such that the line $y = kx + 2$ passes through $(3, -7)$."
+
+    assert "gold_stated_elsewhere" in reasons(grade("-3", output, problem))
+
+
+def test_the_point_of_a_minimum_given_for_the_minimum_value_is_flagged():
+    output = "$x^2 + 8x + 21 = (x+4)^2 + 5$.\n\nThe minimum is attained at $\\boxed{x=-4}$."
+
+    graded = grade("5", output, "Find the minimum value of $x^2 + 8x + 21$.")
+
+    assert "extremum_point" in reasons(graded)
+    assert not grade("-4", output, "For what value of $x$ is $x^2 + 8x + 21$ least?").needs_review
+
+
+def test_a_second_root_offered_on_a_condition_in_brackets_is_a_hedge():
+    output = (
+        "$(x - 4)(x + 1) = 0$.\n\nSo $x = 4$ (and also $x = -1$ if negative solutions are allowed)."
+    )
+
+    assert "hedged" in reasons(grade("-1, 4", output, "Solve $x^2 - 3x - 4 = 0$."))
+
+
+def test_a_count_in_words_before_the_hash_line_that_differs_from_it_is_flagged():
+    output = "6 × 8 = 48 chocolates.\n\nSo the box holds forty-two chocolates.\n#### 48"
+
+    assert "multiple_answers" in reasons(grade("48", output, "How many chocolates are in the box?"))
+
+
+# Round thirteen (BW to BZ): docs/grading.md, "Round thirteen".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "25\\pi",
+            "The diameter is 10, so r = 5.\n\nA = π(5)² = 25π",
+            "What is the area of the circle? Express your answer in terms of $\\pi$.",
+        ),
+        (
+            "\\frac{2}{3}",
+            "Of $\\{2, 4, 6\\}$, two are greater than 3.\n\n$$P(\\text{greater than } 3 \\mid \\text{even}) = \\frac{2}{3}$$",
+            "Given that the roll is even, what is the probability that it is greater than 3?",
+        ),
+        (
+            "7",
+            "So $k \\in \\{7, 5, -7, -5\\}$.\n\nThe greatest is $k = 7$ (the least would be $-7$).",
+            "What is the greatest integer $k$ such that $x^2 + kx + 6$ factors over the integers?",
+        ),
+        (
+            "66",
+            "Total: $60 + $6 = $66.\n\nThe family spends $66 in total, which is $13.20 per ticket including parking.",
+            "A family buys 5 tickets at $12 each and a $6 parking pass. How much do they spend in total?",
+        ),
+        (
+            "(1) 8, (2) 7.5",
+            "(7 + 8) ÷ 2 = 7.5\n\n答：(1) 众数为 8；(2) 中位数为 7.5。",
+            "一组数据为 5, 6, 6, 7, 8, 8, 8, 9。求：(1) 众数；(2) 中位数。",
+        ),
+        (
+            "90",
+            "There are 90 four-digit palindromes (9 choices for the first digit, 10 for the second, and the last two are determined).",
+            "How many four-digit palindromes are there?",
+        ),
+    ],
+)
+def test_the_value_a_closing_statement_works_out_is_its_answer(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "\\frac{\\sqrt{3}}{2}",
+            "$$\\sin\\left(\\frac{\\pi}{3}\\right) = \\boxed{\\frac{\\sqrt{3}}{2}}$$\n\nIn summary, $\\sin(\\pi/3) = \\frac{1}{2}$, since the opposite side is half the hypotenuse.",
+            "What is $\\sin\\left(\\frac{\\pi}{3}\\right)$?",
+            "multiple_answers",
+        ),
+        (
+            "30",
+            "Perimeter $= 6 \\times 5 = \\boxed{30}$\n\nThe perimeter of the hexagon is 25 units.",
+            "A regular hexagon is inscribed in a circle of radius 5. What is the perimeter of the hexagon?",
+            "multiple_answers",
+        ),
+        (
+            "1250",
+            "Labor: 12 × $85 = $1,020\nMaterials: $230\n\nTotal: $1,020 + $230 = $1,2",
+            "What is the total bill?",
+            "truncated",
+        ),
+        (
+            "3.5",
+            "$\\sqrt{12} = 2\\sqrt{3} \\approx 3.464$\n\n$\\sqrt{12} \\approx 3.46$",
+            "Find $\\sqrt{12}$ to the nearest tenth.",
+            "rounding_differs",
+        ),
+        (
+            "2.83",
+            "s² = 40/(n − 1) = 10, so s = √10 ≈ 3.162.\n\nThe standard deviation is approximately **3.16**.",
+            "What is the standard deviation of the data set 1, 3, 5, 7, 9? Round to the nearest hundredth.",
+            "spread_convention",
+        ),
+    ],
+)
+def test_a_doubt_a_closing_statement_raises_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "[1, 4]",
+            "```output\n(1 <= x) & (x <= 4)\n```\nSo the solution set is $\\boxed{(1 \\le x) \\,\\&\\, (x \\le 4)}$.",
+            "For what values of $x$ is $x^2 - 5x + 4 \\le 0$? Express your answer in interval notation.",
+            "form_requested",
+        ),
+        (
+            "3.30",
+            "```output\n3.3000000000000003\n```\nThe total cost is 3.3000000000000003 dollars.\n#### 3.3000000000000003",
+            "Fabric costs $1.10 per meter. How much do 3 meters cost, in dollars?",
+            "rounding_differs",
+        ),
+        (
+            "13",
+            "```output\n{7: 1, 11: 1, 13: 1}\n```\nSo $1001 = 7 \\times 11 \\times 13$, a product of three distinct primes.",
+            "What is the largest prime factor of 1001?",
+            "no_answer",
+        ),
+        (
+            "33",
+            "```python\nprint(len(a | b))\nprint(len(a) + len(b))\n```\n```output\n33\n41\n```",
+            "How many positive integers $n \\le 100$ are divisible by 4 or by 6?",
+            "multiple_answers",
+        ),
+        (
+            "\\frac{15}{16}",
+            "```output\n93.75\n```\nThe probability of at least one head is $\\boxed{93.75}$.",
+            "A fair coin is flipped 4 times. What is the probability of getting at least one head?",
+            "unit_mismatch",
+        ),
+    ],
+)
+def test_what_a_program_printed_and_the_reply_copied_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
+
+
+def test_a_long_decimal_that_is_no_float_error_is_not_flagged():
+    assert not grade("10^{-12}", "The probability is $\\boxed{0.000000000001}$.").needs_review
