@@ -93,7 +93,8 @@ _NAME_AND_VERB = re.compile(
 )
 _WORDS_THEN_NUMBER = re.compile(r"[^\W\d_]{2,}\W+.*\d")
 _HEDGE_SPLIT = re.compile(
-    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|\bили\b|または|또는|หรือ|或者?)\s*",
+    r"\s*(?:\\text\{\s*or\s*\}|\bor\b|\bou\b|\boder\b|\bo\b|\bили\b|または|또는|หรือ|或者?"
+    r"|\sया\s|\sأو\s|\bhoặc\b|\bveya\b|\batau\b)\s*",
     re.IGNORECASE,
 )
 _INEQUALITY = re.compile(r"[<>≤≥]|\\[lg]eq?(?:slant)?(?![A-Za-z])")
@@ -138,7 +139,7 @@ _SI_LETTERS = frozenset("JNWVACTM")
 # A one-letter unit after a number, then words: "1.5 m long", "3 s later".
 _UNIT_THEN_WORDS = re.compile(r"(?<=\d)\s+([A-Za-z])(?:\s+[A-Za-z]{2,}){1,3}\s*$")
 _CURRENCY = re.compile(
-    r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|(?:\\[ ,;]|~)?\s*(?:€|£|¥)|USD|EUR"
+    r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|(?:\\[ ,;]|~)?\s*(?:€|£|¥|₹|₩|₽|₺|₫)|USD|EUR"
 )
 # Words in any script; runs of CJK characters are words without spaces.
 _PROSE_WORDS = re.compile(r"[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})+|[\u3040-\u30ff\u4e00-\u9fff]{3,}")
@@ -151,7 +152,9 @@ _WORD = re.compile(r"[A-Za-z]+")
 _SENTENCE_WORDS = 4
 _OFFERS_ANOTHER = re.compile(r"\b(?:or|either|oder|ou)\b", re.IGNORECASE)
 # "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
-_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:(?:[  \u202f]|\\,|\\ )\d{3})+(?![\d.]\d)")
+_SPACED_THOUSANDS = re.compile(
+    r"(?<![\d.,])\d{1,3}(?:(?:[  \u2009\u202f]|\\,|\\ )\d{3})+(?![\d.]\d)"
+)
 # "1 h 15 min", "3 Stunden und 35 Minuten", "2 horas y 30 minutos", "1時間20分", "2小时15分钟".
 _HOURS = (
     r"h|hours?|hrs?|stunden?|std\.?|horas?|heures?|ore|ora|часа?|часов|ч|時間|小时|小時|시간|giờ"
@@ -202,10 +205,11 @@ _PERCENT_WORD = re.compile(
     r"per\s?cent|percentage points?|pour\s?cent|por\s?ciento|por\s?cento|prozent|процент(?:а|ов)?",
     re.IGNORECASE,
 )
-# A remark in brackets after the answer, in words ("(only n = 3)", "（税込みでは1814円）"), and
+# A remark in brackets after the answer, in words of any alphabet ("(only n = 3)", "(достигается
+# при $x = 3$)", "（税込みでは1814円）"), and
 # the number before it that makes it a remark on an answer.
 _ASIDE_IN_BRACKETS = re.compile(
-    r"\s*[(（](?=(?:\\[()]|[^()（）])*(?:(?<![\\A-Za-z])[A-Za-z]{3,}|[\u3040-\u30ff\u4e00-\u9fff]))"
+    r"\s*[(（](?=(?:\\[()]|[^()（）])*(?:(?<![\\A-Za-z])[^\W\d_]{3,}|[\u3040-\u30ff\u4e00-\u9fff]))"
     r"((?:\\[()]|[^()（）]){2,120})[)）]\s*[.。]?\s*$"
 )
 _NUMBER_BEFORE = re.compile(r"\d")
@@ -325,6 +329,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
     text = scale_words(unicode_to_latex(text).replace("**", ""))
     text = _reals_except(text)
+    if text.endswith("\\infty") and _unclosed(text) == 1:
+        text += ")"  # "(3, \infty": an interval never closes at infinity with a bracket
     if "&" in text or "\\land" in text or "\\wedge" in text:
         text = _BOUNDS_JOINED.sub(r"\1 \2 \3 \4 \5", text)  # SymPy's "(1 <= x) & (x <= 4)"
     if "0" in text:
@@ -443,6 +449,11 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         compound=compound is not None,
         approximate=approximate,
     )
+
+
+def _unclosed(text: str) -> int:
+    """How many more brackets the text opens than it closes."""
+    return text.count("(") + text.count("[") - text.count(")") - text.count("]")
 
 
 def _worked_out(left: str, right: str) -> bool:

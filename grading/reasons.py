@@ -35,6 +35,7 @@ MESSAGES: dict[str, str] = {
     "contradicts_itself": "The yes/no answer contradicts the output's own explanation.",
     "extremum_point": "The question asks for a minimum or maximum value, and the answer gives the point where it is reached (x = …) instead.",
     "spread_convention": "The answer is the standard deviation or variance by the other convention (the sample's, dividing by n − 1, or the population's, by n), and the question does not say which.",
+    "sign_in_words": "The answer is the gold's negative where the question's words already give the direction (how much was lost, how far it fell); graders differ on whether the sign belongs.",
     "equation_expected": "The gold is an equation (y = …) and the answer gives only its right-hand side.",
     "pair_or_interval": "The gold (a, b) can be a point or an open interval; the answer takes it as the interval, and the problem does not say which.",
     "interval_notation": "The interval is closed at infinity ([4, ∞]), a notation error some graders penalise.",

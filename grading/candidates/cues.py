@@ -90,7 +90,9 @@ ANSWER_MARKER_PATTERN = re.compile(
     r"|\brespuesta\s*:|\ba\s+resposta\s+é\b|\bresposta\s*:|\bdie\s+antwort\s+ist\b|\bantwort\s*:"
     r"|\bответ\s*:|答案\s*(?:是|为|:|：)|答え\s*(?:は|:|：)|^[ \t*]*答\s*[:：]"
     r"|^[ \t*]*(?:정?답|ตอบ|উত্তর|jibu)\s*[:：]?(?=\s*\S)"
-    r"|\b(?:ergebnis|resultado|résultat|risposta|antwoord|odpowiedź)\s*\**\s*[:：])[\s*:：]*",
+    r"|\b(?:ergebnis|resultado|résultat|risposta|antwoord|odpowiedź)\s*\**\s*[:：]"
+    r"|\b(?:đáp\s+(?:án|số)|cevap|yanıt|jawaban|svar)\s*\**\s*[:：]|(?:उत्तर|الإجابة|الجواب)\s*[:：])"
+    r"[\s*:：]*",
     re.IGNORECASE | re.MULTILINE,
 )
 # Substrings (lower-cased) that every match of the marker patterns contains.
@@ -115,6 +117,14 @@ ANSWER_MARKER_HINTS = (
     "ตอบ",
     "উত্তর",
     "jibu",
+    "đáp",
+    "cevap",
+    "yanıt",
+    "jawaban",
+    "svar",
+    "उत्तर",
+    "الإجابة",
+    "الجواب",
 )
 
 

@@ -128,7 +128,13 @@ _REJECTED_CLAUSE = re.compile(
 # A condition after the answer: "…is 1/12 or 2/21, depending on whether the dice are told
 # apart", "…is 13, if both ends count". What it states is before it.
 _CONDITION_CLAUSE = re.compile(
-    r"(?:,\s*|\s+)(?:depending on|assuming|provided|if|unless|as long as)\b.*$", re.IGNORECASE
+    r"(?:,\s*|\s+)(?:depending on|assuming|provided|if|unless|as long as)\b.*$"
+    # where an extremum is reached: "…, đạt được khi x = 2", "…, достигается при x = 3"
+    r"|,\s*(?:(?:attained|achieved|reached|obtained)\s+(?:at|when|for)|đạt(?:\s+được)?\s+khi"
+    r"|достига\w*\s+при|atteint\w*\s+(?:en|pour|quand|lorsque)|(?:se\s+)?alcanza\w*\s+(?:en|cuando|para)"
+    r"|erreicht\s+(?:bei|für|wenn)|raggiunt\w*\s+(?:in|per|quando)|atingid\w*\s+(?:em|quando|para))"
+    r"\b.*$",
+    re.IGNORECASE,
 )
 # Why, after what the sentence states: ", since …", ", because …".
 _REASON_CLAUSE = re.compile(r",\s*(?:since|because)\b.*$", re.IGNORECASE)

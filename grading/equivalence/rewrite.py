@@ -51,6 +51,12 @@ _UNICODE = str.maketrans(
         # and the ideographic comma.
         **{chr(code): chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)},
         "、": ",",
+        # Arabic-Indic and Persian digits ("٤٣" is 43), with the Arabic decimal and thousands
+        # separators ("٣٫٣٣" is 3.33)
+        **{chr(0x0660 + digit): str(digit) for digit in range(10)},
+        **{chr(0x06F0 + digit): str(digit) for digit in range(10)},
+        "٫": ".",
+        "٬": ",",
     }
 )
 _BARE_SQRT = re.compile(r"\\sqrt(?=\d)(\d+(?:\.\d+)?)")

@@ -290,6 +290,8 @@ def _grade_math(
         # "2,5": a decimal comma, or the list 2, 5; only a language that writes decimal
         # commas says which
         signals.append("number_format")
+    if _restated_otherwise(stated):
+        signals.append("multiple_answers")  # "2000万円（200,000,000円）": the same unit, two values
     if correct:
         signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
         if _float_error(stated.expression):
@@ -338,6 +340,24 @@ def _answers_on_conditions(output: str, final: Candidate) -> bool:
     return (
         len(_CONDITION_OPENS.findall(sentence)) >= 2
         and len(set(_CONDITION_NUMBER.findall(sentence))) >= 2
+    )
+
+
+# The amount again in brackets, in its unit: "2000万円（200,000,000円）", "$45 (45 dollars)".
+_BRACKETED_AMOUNT = re.compile(
+    r"[(（]\s*\$?\s*([-−]?\d[\d,.]*)\s*([^\d\s()（）]{0,8})\s*[)）]\s*[.。]?\s*$"
+)
+
+
+def _restated_otherwise(stated: StatedAnswer) -> bool:
+    """The answer says its amount again in brackets, in the same unit, as another number."""
+    again = _BRACKETED_AMOUNT.search(stated.raw) if stated.units else None
+    if again is None or again.group(2).strip() != stated.units:
+        return False
+    before = stated.raw[: again.start()].rstrip()
+    return (
+        before.endswith(stated.units)
+        and compare_values(stated.expression, again.group(1).replace(",", "")).equal is False
     )
 
 

@@ -25,6 +25,7 @@ from grading.equivalence.check import compare_values
 from grading.evaluators import choice
 from grading.evaluators.extraction import last_match
 from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
+from grading.units import other_unit_than_asked
 
 _YES_NO_WORD = re.compile(
     r"\b(yes|no|true|false|oui|non|sí|ja|nein|correct|incorrect|да|нет|sim|não|verdadero|falso"
@@ -223,6 +224,10 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                         sample.output[max(0, final.start - _RESULT_REACH) : final.start]
                     ),
                 )
+                # "The answer is (C): the diagonals are perpendicular.", (D)'s text
+                or _option_said(listed, value)
+                # "\boxed{A}" and then "In other words, … in 1.5 hours.", (D)'s value
+                or _option_with_value(listed, _restated_value(after[:_RESULT_REACH]))
             )
             if named and named != letter:
                 signals.append("letter_value_mismatch")
@@ -232,6 +237,8 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             )  # "The two quantities are equal." is option C's own sentence
             if letter and _LETTER_ONLY.search(sample.problem):
                 signals.append("form_requested")  # the option's value, where its letter is asked
+            if letter and other_unit_than_asked(sample.problem, final.text):
+                signals.append("unit_mismatch")  # "1.5 m" is (A) 1.5, where centimetres are asked
             if letter and _written_in_another_option(listed, letter, final.text):
                 # "0.375" is (A) 37.5% by value but is written in (D) 0.375%
                 signals.append("letter_value_mismatch")
@@ -317,6 +324,13 @@ _CONCLUDING_LINE = re.compile(
 )
 _TWO_LETTERS_OFFERED = re.compile(
     r"\b(?:either|entweder|soit|o bien)\s+\(?[A-E]\)?\s*(?:or|oder|ou|o)\s+\(?[A-E]\)?(?![A-Za-z])"
+    r"|\b[A-E]\)?\s+or\s+(?:maybe|perhaps|possibly)\s+\(?[A-E]\b"  # "it's B or maybe A"
+)
+# A sentence after the letter that says its value again ("In other words, … in 1.5 hours.").
+_RESTATED = re.compile(
+    r"(?:^|[.!?]\s+|\n)\W*(?:in other words|that is|i\.e\.)\b[^.!?\n]*?(-?\d+(?:\.\d+)?)"
+    r"(?:\s+[A-Za-z][A-Za-z-]*){0,2}\s*[.!]?\s*$",
+    re.IGNORECASE,
 )
 _CONCLUDING_CLAUSE = re.compile(
     r",?\s*\b(?:so|thus|therefore|hence|which means)\b[^.!?]*$", re.IGNORECASE
@@ -353,6 +367,13 @@ _NAMING_TAIL = re.compile(
     r"(?:(?:choice|option|answer)\b)?\W*$",
     re.IGNORECASE,
 )
+
+
+def _restated_value(after: str) -> str:
+    """The number a sentence after the answer says it again with ("In other words, they finish
+    the room in 1.5 hours."); none without such a sentence."""
+    restated = _RESTATED.search(after.strip())
+    return restated.group(1) if restated else ""
 
 
 def _value_named_before(text: str) -> str:

@@ -210,6 +210,7 @@ def form_signals(
         or _arithmetic_left_undone(gold, stated.expression)
         or (asked.simplify and less_simplified(gold, stated.expression))
         or _common_factor_left(stated.expression, problem[-600:])
+        or _leading_sign_left(stated.expression, problem[-600:])
         or (asked.scientific and _unnormalised_scientific(stated.expression))
         or (asked.factor and factoring_incomplete(gold, stated.expression))
         or (asked.expand and factoring_incomplete(stated.expression, gold))
@@ -257,6 +258,17 @@ def _common_factor_left(answer: str, problem: str) -> bool:
         return False
     coefficients = [int(n) for n in _COEFFICIENT.findall(compact) if int(n)]
     return len(coefficients) >= 2 and gcd(*coefficients) > 1
+
+
+_FIRST_POSITIVE_ASKED = re.compile(r"\bA\s*(?:>|\\gt)\s*0\b")
+
+
+def _leading_sign_left(answer: str, problem: str) -> bool:
+    """A negative first coefficient where the problem asks for A > 0 ("-x - 2y + 2z + 9 = 0"
+    for "Ax + By + Cz + D = 0, where … A > 0"): the same plane, not in the form asked."""
+    return answer.lstrip("$ ").startswith(("-", "−")) and bool(
+        _FIRST_POSITIVE_ASKED.search(problem)
+    )
 
 
 def _grouped_where_expanded(gold: str, answer: str) -> bool:
@@ -347,7 +359,7 @@ def unit_signals(gold: str, stated: StatedAnswer, problem: str, output: str = ""
         and compare_values(gold, stated.expression.replace(",", ".")).equal
     ):
         found.append("number_format")  # "1,234" where the gold is 1.234 (a decimal comma)
-    if _other_reading_equals(gold, stated.expression) or _DIVIDES_A_PRODUCT.search(problem):
+    if _readings_disagree(gold, stated.expression) or _DIVIDES_A_PRODUCT.search(problem):
         found.append("two_readings")
     return found
 
@@ -369,10 +381,9 @@ def comma_convention(text: str) -> str:
     return "decimal" if decimal > thousands else "thousands"
 
 
-def _other_reading_equals(gold: str, answer: str) -> bool:
-    """The answer read the other way it can be read equals the gold, where the first reading
-    did not: ``1/2x`` as x/2 (not 1/(2x)), ``\\log 2`` as ln 2 (not base 10), the ratio
-    ``1:6`` as odds of 1 in 7 (not 1/6)."""
+def _readings_disagree(gold: str, answer: str) -> bool:
+    """The answer's two readings differ on whether it equals the gold: ``1/2x`` as x/2 or as
+    1/(2x), ``\\log 2`` as ln 2 (not base 10), the ratio ``1:6`` as odds of 1 in 7 (not 1/6)."""
     readings = []
     slashed = _SLASH_JUXTAPOSED.fullmatch(answer.strip())
     if slashed:
@@ -384,7 +395,12 @@ def _other_reading_equals(gold: str, answer: str) -> bool:
         first, second = int(ratio.group(1)), int(ratio.group(2))
         readings.append(f"\\frac{{{first}}}{{{first + second}}}")
     if not readings or compare_values(gold, answer).equal:
-        return bool(readings) and ratio is not None  # "1:6" equal to 1/6 is one of two readings
+        # "1:6" equal to 1/6 is one of two readings; "1/2\sqrt{2}" equal to \frac{\sqrt{2}}{4}
+        # as 1/(2√2) is another value as (1/2)√2
+        return bool(readings) and (
+            ratio is not None
+            or (slashed is not None and not compare_values(answer, readings[0]).equal)
+        )
     return any(compare_values(gold, reading).equal for reading in readings)
 
 

@@ -109,6 +109,10 @@ def near_miss_signals(
         or _percent_for_proportion(gold, stated)
     ):
         found.append("unit_mismatch")
+    if _sign_given_by_the_question(gold, stated.expression, sample.problem):
+        found.append("sign_in_words")
+    if _term_for_coefficient(gold, stated.expression, sample.problem):
+        found.append("form_requested")
     if _only_rewrites_a_given(stated.expression, sample.problem):
         found.append("no_answer")
     if _other_spread_convention(gold, stated.expression, sample.problem):
@@ -311,6 +315,9 @@ _LAST_EQUATION = re.compile(r"=\s*([^=$\n]{1,40}?)\s*(?:\$\$?|\\\]|\\\))?\s*[.,]
 # the list after "are" ("the rational roots are $-2$, $\\frac{1}{2}$, and $3$").
 _NAMED_VALUE = re.compile(
     r"(?:\b(?:is|are|was|were|equals?|has|have|had|gets?|makes?|gives?|totals?|remains?)\s+"
+    # "has length 13", "has an area of 24"
+    r"(?:(?:an?\s+)?(?:length|area|volume|perimeter|value|measure|size|radius|height|width"
+    r"|distance)\s+(?:of\s+)?)?"
     r"|(?:是|为|為|有|等于|得到)\s*)\$?\s*"
     r"(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]\d)(?!\s*(?:[-+*/×−^!]|\\times|\\cdot|\\div))",
     re.IGNORECASE,
@@ -410,6 +417,47 @@ def _fraction_for_percent(gold: str, stated: StatedAnswer, sample: Sample) -> bo
     # "2.25 times the original" for a 125% increase: the factor, not yet the change
     return bool(gold_value and value) and (
         _close(gold_value, value * 100) or _close(gold_value, (value - 1) * 100)
+    )
+
+
+# A question whose own words give a change its direction: "How much did he lose?"
+_DIRECTION_ASKED = re.compile(
+    r"\b(?:lose|lost|loss|decrease[ds]?|drop(?:ped)?|fall|fell|fewer|less|cheaper|shorter"
+    r"|lower|below|down|deficit|owe[sd]?)\b",
+    re.IGNORECASE,
+)
+
+
+def _sign_given_by_the_question(gold: str, answer: str, problem: str) -> bool:
+    """-15 for "How much money did he lose?" where the gold is 15: the loss as a signed
+    change, which the question's words already made a loss."""
+    gold_value, value = _value(gold), _value(answer)
+    return (
+        gold_value is not None
+        and value is not None
+        and gold_value > 0
+        and value == -gold_value
+        and _DIRECTION_ASKED.search(_question(problem)) is not None
+    )
+
+
+_COEFFICIENT_ASKED = re.compile(
+    r"\bcoefficient|\bcoefficiente|\bcoeficiente|\bkoeffizient|коэффициент|系数|係数|계수",
+    re.IGNORECASE,
+)
+# The variable and its power after a coefficient: "x^3", "\cdot x^{3}", "xy".
+_VARIABLE_PART = re.compile(r"\s*(?:\\cdot|\\times)?\s*(?:[a-z](?:\^\{?\d+\}?)?\s*)+$")
+
+
+def _term_for_coefficient(gold: str, answer: str, problem: str) -> bool:
+    """The whole term where its coefficient is asked ("$12x^3$" for the coefficient 12)."""
+    if not _COEFFICIENT_ASKED.search(_question(problem)):
+        return False
+    coefficient = _VARIABLE_PART.sub("", answer)
+    return (
+        coefficient != answer
+        and bool(coefficient)
+        and bool(compare_values(gold, coefficient).equal)
     )
 
 

@@ -57,7 +57,7 @@ DATA_FLOORS = {
     # Written after X and Y: 9, 3, 11 and 4 silent errors on arrival.
     "heldout_realistic_AA.jsonl": (3, 32),
     "heldout_mixed_AB.jsonl": (0, 38),
-    "heldout_realistic_AC.jsonl": (6, 36),
+    "heldout_realistic_AC.jsonl": (6, 37),
     "heldout_mixed_AD.jsonl": (3, 48),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
     "heldout_realistic_AE.jsonl": (2, 35),
@@ -72,7 +72,7 @@ DATA_FLOORS = {
     "heldout_mixed_AL.jsonl": (4, 45),
     # Written after AI to AL: 10, 7, 6 and 5 silent errors on arrival (AN and AP with base
     # models' invented turns after the answer).
-    "heldout_realistic_AM.jsonl": (5, 32),
+    "heldout_realistic_AM.jsonl": (5, 33),
     "heldout_mixed_AN.jsonl": (4, 36),
     "heldout_realistic_AO.jsonl": (4, 33),
     "heldout_mixed_AP.jsonl": (1, 54),
@@ -130,6 +130,12 @@ DATA_FLOORS = {
     "heldout_mixed_BX.jsonl": (4, 36),
     "heldout_realistic_BY.jsonl": (1, 43),
     "heldout_mixed_BZ.jsonl": (5, 40),
+    # Written after BW to BZ: 6, 4, 7 and 10 silent errors on arrival (CD, numbers in other
+    # scripts and forms: Arabic-Indic digits, thin spaces, 万 and lakh, "या" for "or").
+    "heldout_realistic_CA.jsonl": (2, 36),
+    "heldout_mixed_CB.jsonl": (1, 35),
+    "heldout_realistic_CC.jsonl": (2, 46),
+    "heldout_mixed_CD.jsonl": (2, 69),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -309,7 +309,7 @@ def test_a_comma_number_read_with_a_decimal_comma_without_context_is_flagged(gol
     ("gold", "output", "flagged"),
     [
         ("\\frac{y}{3}", "1/3y", True),
-        ("\\frac{1}{3y}", "1/3y", False),
+        ("\\frac{1}{3y}", "1/3y", True),  # readings differ, whichever equals the gold (CA-041)
         ("\\ln 5", "\\log 5", True),
         ("\\frac{2}{9}", "2:7", True),
         ("\\frac{2}{7}", "2:7", True),
@@ -2537,3 +2537,137 @@ def test_what_a_program_printed_and_the_reply_copied_is_flagged(gold, output, pr
 
 def test_a_long_decimal_that_is_no_float_error_is_not_flagged():
     assert not grade("10^{-12}", "The probability is $\\boxed{0.000000000001}$.").needs_review
+
+
+# Round fourteen (CA to CD): docs/grading.md, "Round fourteen".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "30000",
+            "1 250 · 24 = 30 000\n\nОтвет: 30\u2009000 деталей.",
+            "Завод выпускает 1 250 деталей в день. Сколько деталей он выпустит за 24 дня?",
+        ),
+        (
+            "43",
+            "الحد العاشر = ٣ + ١٠ × ٤ = ٤٣\n\nالإجابة: ٤٣",
+            "ما الحد العاشر في المتتابعة الحسابية: ٣، ٧، ١١، ١٥، ...؟",
+        ),
+        (
+            "4",
+            "$y = -(x - 3)^2 + 4 \\le 4$.\n\nОтвет: 4 (достигается при $x = 3$).",
+            "Найдите наибольшее значение функции $y = -x^2 + 6x - 5$.",
+        ),
+        (
+            "(-\\infty, 2) \\cup (2, 3) \\cup (3, \\infty)",
+            "$$\\boxed{(-\\infty, 2) \\cup (2, 3) \\cup (3, \\infty}$$",
+            "What is the domain of $y = \\frac{1}{x^2 - 5x + 6}$? Express your answer in interval notation.",
+        ),
+        (
+            "896",
+            "विक्रय मूल्य = 800 + 96 = 896 रुपये\n\nउत्तर: ₹896",
+            "वस्तु का विक्रय मूल्य क्या है?",
+        ),
+    ],
+)
+def test_numbers_written_in_other_scripts_and_forms_are_read(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "45",
+            "The farmer packs 120 / 8 = 15 bags. Each bag sells for $3, so he makes 15 *",
+            "How much money does he make?",
+            "truncated",
+        ),
+        (
+            "15",
+            "45 - 60 = -15. The answer is -15.",
+            "Marco bought a bike for $60 and sold it for $45. How much money did he lose?",
+            "sign_in_words",
+        ),
+        (
+            "896",
+            "लाभ = 96 रुपये\nविक्रय मूल्य = 896 रुपये\n\nउत्तर: 96 रुपये या 896 रुपये",
+            "वस्तु का विक्रय मूल्य क्या है?",
+            "hedged",
+        ),
+        (
+            "20000000",
+            "24000万円 ÷ 12 = 2000万円\n\n答え：月平均 2000万円（200,000,000円）",
+            "1か月あたりの平均売上はいくらですか。",
+            "multiple_answers",
+        ),
+        (
+            "12",
+            "$\\binom{4}{3} x^3 \\cdot 3 = 12x^3$.\n\n**Risposta:** $12x^3$",
+            "Qual è il coefficiente di $x^3$ nello sviluppo di $(x + 3)^4$?",
+            "form_requested",
+        ),
+        (
+            "13",
+            "$$\\sqrt{5^2 + 12^2} = 13.$$\n\nSo the longest segment, the space diagonal, has length 13.\n\n$$\\boxed{5}$$",
+            "A box has dimensions 3, 4 and 12. What is the length of the space diagonal?",
+            "gold_stated_elsewhere",
+        ),
+        (
+            "x + 2y - 2z - 9 = 0",
+            "$$\\boxed{-x - 2y + 2z + 9 = 0}$$",
+            "Enter your answer in the form $Ax + By + Cz + D = 0,$ where $A > 0$ and $\\gcd(|A|,|B|,|C|,|D|) = 1.$",
+            "form_differs",
+        ),
+        (
+            "\\frac{\\sqrt{2}}{4}",
+            "d = (1/2) / √2\n\nSo the distance is 1/2√2.",
+            "Find the distance from the point $(1, 1)$ to the line $x + y = \\frac{3}{2}$.",
+            "two_readings",
+        ),
+    ],
+)
+def test_a_doubt_in_a_reading_or_a_sign_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
+
+
+@pytest.mark.parametrize(
+    ("problem", "output", "reason"),
+    [
+        (
+            "How many integers n satisfy |n - 3| < 5?\n(A) 9\n(B) 10\n(C) 11\n(D) 8",
+            "−2 < n < 8 holds for 9 integers.\n\nSo the answer is (A) 9, or (C) 11 if the endpoints count.",
+            "hedged",
+        ),
+        (
+            "Which is NOT a property of every parallelogram?\n(A) Opposite sides are parallel.\n"
+            "(B) Opposite angles are equal.\n(C) The diagonals bisect each other.\n"
+            "(D) The diagonals are perpendicular.",
+            "Perpendicular diagonals occur only in a rhombus.\n\nThe answer is (C): the diagonals are perpendicular.",
+            "letter_value_mismatch",
+        ),
+        (
+            "Working together, how long will they take?\n(A) 2 hours\n(B) 4.5 hours\n(C) 9 hours\n(D) 1.5 hours",
+            "1/3 + 1/6 = 1/2 room per hour.\n\n\\boxed{A}\n\nIn other words, they finish the room in 1.5 hours.",
+            "letter_value_mismatch",
+        ),
+        (
+            "Which is closest to √50?\n(A) 6.9\n(B) 7.1\n(C) 7.2\n(D) 7.5",
+            "7.1² = 50.41. So it's B or maybe A; let me compare more carefully: √50 ≈ 7 + 1/14 = 7.0",
+            "hedged",
+        ),
+        (
+            "A rope 6 m long is cut into 4 equal pieces. How long is each piece, in centimetres?\n"
+            "(A) 1.5\n(B) 15\n(C) 24\n(D) 150",
+            "Length of each piece = 6 ÷ 4 = 1.5\n\nEach piece is 1.5 m long.",
+            "unit_mismatch",
+        ),
+    ],
+)
+def test_a_letter_its_own_statement_doubts_is_flagged(problem, output, reason):
+    assert reason in reasons(grade("B", output, problem))
