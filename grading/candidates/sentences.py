@@ -355,13 +355,19 @@ _OFFERED = re.compile(r"\b(?:or|if|unless|either)\b", re.IGNORECASE)
 _STATING_VERB = r"(?:is|are|was|were|equals)\b"
 
 
+def _masked(text: str) -> str:
+    """The text with each span of mathematics blanked out to as many NULs (same length), so
+    the patterns for prose do not read inside it."""
+    return MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), text)
+
+
 def _named_value(sentence: str, begin: int, name: str) -> Candidate | None:
     """The value a sentence of several values gives to what the question asks for: "its real
     part is $2$ and its imaginary part is $11$" for "Find the real part", "the maximum value is
     $11$, attained at $x = 3$" for "Find the maximum value"."""
     if not name:
         return None
-    masked = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), sentence)
+    masked = _masked(sentence)
     if len(_VALUES.findall(masked)) < 2:
         return None
     found = _name_pattern(name).search(masked)
@@ -398,7 +404,7 @@ def _names_another(named: Candidate, candidate: Candidate | None) -> bool:
     if candidate.start >= named_end or candidate_end <= named.start:
         return True
     rest = candidate.text[max(0, named_end - candidate.start) :]
-    return _VALUES.search(MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), rest)) is not None
+    return _VALUES.search(_masked(rest)) is not None
 
 
 def _assigns(text: str, variable: str) -> bool:
@@ -538,7 +544,7 @@ _AND_CLAUSE = re.compile(r",\s+(?:and|while|whereas)\s+")
 def _first_clause(sentence: str, begin: int, own_line: bool) -> tuple[Candidate, ...]:
     """What the first of two joined clauses states, when each states something: the predicate
     of the whole sentence reads only the second, and either may answer the question."""
-    masked = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), sentence)
+    masked = _masked(sentence)
     joints = list(_AND_CLAUSE.finditer(masked))
     if not joints or _REJECTED_CLAUSE.search(masked):
         return ()
@@ -569,7 +575,7 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         return Candidate(body.strip(), begin + body_start, CONCLUSION)
     if _OPTION_LINE.match(body):
         return None  # "D: 32", one line of a list of options, states no choice
-    masked = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), body)
+    masked = _masked(body)
     rejected = _REJECTED_CLAUSE.search(masked)
     if rejected is not None:  # "x = 4, and x = -2 is rejected": the rejected value is no answer
         body, masked = body[: rejected.start()], masked[: rejected.start()]
