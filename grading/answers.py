@@ -327,7 +327,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
-    text = scale_words(unicode_to_latex(text).replace("**", ""))
+    text = scale_words(unicode_to_latex(text).replace("**", "").replace("{:}", ":"))
     text = _reals_except(text)
     if text.endswith("\\infty") and _unclosed(text) == 1:
         text += ")"  # "(3, \infty": an interval never closes at infinity with a bracket

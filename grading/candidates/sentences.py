@@ -599,6 +599,11 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         # "No solution — the lines are parallel": the answer, then why
         cue = CONCLUSION if conclusive else STATEMENT
         return Candidate(body[: dash.start()].strip(), begin + body_start, cue)
+    semicolon = masked.find(";")
+    if semicolon > 0:
+        first = _predicate(body[:semicolon], begin + body_start, own_line)
+        if first is not None and _ANSWER_PHRASE.fullmatch(first.text):
+            return first  # "There are none; the discriminant is $-16 < 0$": the answer, then why
     label = _LABEL.match(masked)
     if label is not None:  # "Solution set: [-3, \\infty)", "**Domain:** ...", "Remainder: 13"
         inner = last_match(_INNER_CONCLUSION, masked, label.end())

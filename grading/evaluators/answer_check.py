@@ -321,6 +321,8 @@ def _grade_math(
 _LONE_WORD = re.compile(r"[A-Za-z]{4,}")
 _OFFERED_AFTER = re.compile(
     r"[*$\s]*\(\s*or\s+(?!about\b|approximately\b|roughly\b)([^()\n]{1,60})\)"
+    # "…, or $(-\infty, -1] \cup [2, \infty)$ if the boundary is counted"
+    r"|[*$\s]*,?\s*or\s+(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\))\s*,?\s*(?:if|when|depending|assuming)\b"
 )
 
 
@@ -404,13 +406,14 @@ def _with_definition(output: str, final: Candidate, expression: str) -> str:
 
 
 def _offered_after(output: str, final: Candidate) -> bool:
-    """Another value offered in brackets right after the stated one, which the reading did not
-    see: a bold or boxed value ends before it ("**24** (or $6\\sqrt{7}$ if …)")."""
+    """Another value offered right after the stated one, which the reading did not see: in
+    brackets after a bold or boxed value ("**24** (or $6\\sqrt{7}$ if …)"), or after a comma
+    on a condition (", or $[2, \\infty)$ if the boundary is counted")."""
     end = text_end(output, final)
     offered = _OFFERED_AFTER.match(output, end, end + 80) if end is not None else None
     if offered is None:
         return False
-    other = read_answer(offered.group(1)).expression
+    other = read_answer(offered.group(1) or offered.group(2)).expression
     return bool(other) and not compare_values(other, read_answer(final.text).expression).equal
 
 

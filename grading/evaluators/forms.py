@@ -233,6 +233,12 @@ def form_signals(
         found.append("order_lost")  # "{3, 4}" for the ordered pair (3, 4)
     elif not asked.any_order and _reordered(gold, stated.expression):
         found.append("order_lost")  # "10, 4, -2" for "4, 10, -2", with no "all solutions"
+    if (
+        _FRACTION_ASKED.search(problem[-300:])
+        and _PERCENT.search(stated.raw)
+        and not _PERCENT.search(gold)
+    ):
+        found.append("form_requested")  # "37.5%" for "What fraction of the class walks?"
     if _PERCENT.search(gold) and not _PERCENT.search(stated.raw) and _scaled(gold, stated):
         found.append("unit_mismatch")  # 0.25 for 25%: a fraction where a percent was asked
     return found
@@ -365,6 +371,7 @@ def unit_signals(gold: str, stated: StatedAnswer, problem: str, output: str = ""
 
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
+_FRACTION_ASKED = re.compile(r"\b(?:what|which)\s+fraction\b", re.IGNORECASE)
 # "6 ÷ 2(1+2)": whether the product binds first (1) or the division does (9) is a convention.
 _DIVIDES_A_PRODUCT = re.compile(r"\d\s*(?:÷|\\div)\s*\d+(?:\.\d+)?\s*(?:\\left)?[(\[]")
 

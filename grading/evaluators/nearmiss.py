@@ -69,6 +69,8 @@ _GENERAL_SOLUTION = re.compile(
     r"|\b[kn]\s*(?:\\in|∈)\s*(?:\\mathbb\s*\{?Z|ℤ)"
     r"|\bfor\s+(?:any|all|every|some)\s+integers?\s+[kn]\b|\b[kn]\$?\s+is\s+(?:any|an)\s+integer\b"
 )
+# "n = 20m + 7" as the answer itself: every number of a residue class, not the one asked for.
+_RESIDUE_CLASS = re.compile(r"\s*\d+\s*[kmnt]\s*[+-]\s*\d+\s*")
 
 
 _TAIL_WINDOW = 400
@@ -77,7 +79,7 @@ _TAIL_WINDOW = 400
 def _states_a_family(output: str, stated: StatedAnswer, candidates: Candidates) -> bool:
     """The answer is a family of solutions: in its own words, or, where it is not boxed, in
     the lines it ends on ("- $x = 135^\\circ + 360^\\circ n$ … where $n$ is any integer")."""
-    if _GENERAL_SOLUTION.search(stated.raw):
+    if _GENERAL_SOLUTION.search(stated.raw) or _RESIDUE_CLASS.fullmatch(stated.expression):
         return True
     final = candidates.final
     boxed = final is not None and final.cue == BOXED
@@ -109,7 +111,7 @@ def near_miss_signals(
         or _percent_for_proportion(gold, stated)
     ):
         found.append("unit_mismatch")
-    if _sign_given_by_the_question(gold, stated.expression, sample.problem):
+    if _sign_given_in_words(gold, stated.expression, sample):
         found.append("sign_in_words")
     if _term_for_coefficient(gold, stated.expression, sample.problem):
         found.append("form_requested")
@@ -426,19 +428,23 @@ _DIRECTION_ASKED = re.compile(
     r"|lower|below|down|deficit|owe[sd]?)\b",
     re.IGNORECASE,
 )
+_DIRECTION_SAID = re.compile(
+    r"\b(?:overdrawn|in debt|owes?|a loss of|lost|decrease[ds]? by|dropp?ed by|fell by|down by"
+    r"|below zero|short by|deficit of)\b",
+    re.IGNORECASE,
+)
 
 
-def _sign_given_by_the_question(gold: str, answer: str, problem: str) -> bool:
+def _sign_given_in_words(gold: str, answer: str, sample: Sample) -> bool:
     """-15 for "How much money did he lose?" where the gold is 15: the loss as a signed
-    change, which the question's words already made a loss."""
+    change, which the question's words already made a loss; or 14.99 for the balance -14.99
+    where the output's words say it ("Sam's account is overdrawn by $14.99.")."""
     gold_value, value = _value(gold), _value(answer)
-    return (
-        gold_value is not None
-        and value is not None
-        and gold_value > 0
-        and value == -gold_value
-        and _DIRECTION_ASKED.search(_question(problem)) is not None
-    )
+    if gold_value is None or value is None or not gold_value or value != -gold_value:
+        return False
+    if gold_value > 0:
+        return _DIRECTION_ASKED.search(_question(sample.problem)) is not None
+    return _DIRECTION_SAID.search(sample.output[-_TAIL_WINDOW:]) is not None
 
 
 _COEFFICIENT_ASKED = re.compile(

@@ -53,7 +53,7 @@ DATA_FLOORS = {
     "heldout_mixed_W.jsonl": (1, 36),
     # Written after V and W: 4 and 8 silent errors on arrival.
     "heldout_realistic_X.jsonl": (0, 42),
-    "heldout_mixed_Y.jsonl": (5, 40),
+    "heldout_mixed_Y.jsonl": (5, 41),
     # Written after X and Y: 9, 3, 11 and 4 silent errors on arrival.
     "heldout_realistic_AA.jsonl": (3, 32),
     "heldout_mixed_AB.jsonl": (0, 38),
@@ -136,6 +136,11 @@ DATA_FLOORS = {
     "heldout_mixed_CB.jsonl": (1, 35),
     "heldout_realistic_CC.jsonl": (2, 46),
     "heldout_mixed_CD.jsonl": (2, 69),
+    # Written after CA to CD: 4, 3, 6 and 0 silent errors on arrival (the fewest yet).
+    "heldout_realistic_CE.jsonl": (3, 32),
+    "heldout_mixed_CF.jsonl": (1, 46),
+    "heldout_realistic_CG.jsonl": (4, 58),
+    "heldout_mixed_CH.jsonl": (0, 47),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -2671,3 +2671,61 @@ def test_a_doubt_in_a_reading_or_a_sign_is_flagged(gold, output, problem, reason
 )
 def test_a_letter_its_own_statement_doubts_is_flagged(problem, output, reason):
     assert reason in reasons(grade("B", output, problem))
+
+
+# Round fifteen (CE to CH): docs/grading.md, "Round fifteen".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "\\text{no real solutions}",
+            "There are none; the discriminant is $4 - 20 = -16 < 0$.",
+            "Find all real numbers $x$ such that $x^2 + 2x + 5 = 0$.",
+        ),
+        (
+            "10:24 AM",
+            "**Answer:** They meet at $\\boxed{10{:}24\\text{ AM}}$.",
+            "At what time do they meet?",
+        ),
+    ],
+)
+def test_an_answer_stated_before_its_reason_or_in_latex_spacing_is_read(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "(-\\infty, -1) \\cup [2, \\infty)",
+            "The answer is $(-\\infty, -1) \\cup [2, \\infty)$, or $(-\\infty, -1] \\cup [2, \\infty)$ if the boundary is counted.",
+            "Solve $\\frac{x-2}{x+1} \\ge 0$.",
+            "hedged",
+        ),
+        (
+            "\\frac{3}{8}",
+            "12/32 = 0.375 = 37.5%\n\n**37.5% of the class walks to school.**",
+            "In a class of 32 students, 12 walk to school. What fraction of the class walks to school?",
+            "form_requested",
+        ),
+        (
+            "-14.99",
+            "59.99 − 45.00 = 14.99\nSam's account is overdrawn by $14.99.\n#### 14.99",
+            "Sam had $45.00 and bought a game for $59.99. What is his account balance after the purchase?",
+            "sign_in_words",
+        ),
+        (
+            "7",
+            "So $k = 4m + 1$ and $n = 5(4m + 1) + 2 = 20m + 7$.\n\n$$\\boxed{n = 20m + 7}$$",
+            "Find the smallest positive integer $n$ such that $n \\equiv 3 \\pmod 4$ and $n \\equiv 2 \\pmod 5$.",
+            "form_requested",
+        ),
+    ],
+)
+def test_an_answer_offered_otherwise_or_left_general_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
