@@ -135,6 +135,21 @@ class WorkerProcess:
                 pass
         self.process.wait(timeout=30)
 
+    def freeze(self) -> None:
+        """SIGSTOP the whole tree, so that nothing it does can race with what a test reads next."""
+        for process in self.tree():
+            try:
+                process.suspend()
+            except psutil.NoSuchProcess:
+                pass
+
+    def thaw(self) -> None:
+        for process in self.tree():
+            try:
+                process.resume()
+            except psutil.NoSuchProcess:
+                pass
+
     def stop(self) -> None:
         """Warm shutdown, then kill whatever is left."""
         tree = self.tree()

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import psutil
 import pytest
+from django.db import connection
 from django.db.models import Count
 
 from grading.evaluators import DEFAULT_EVALUATORS
@@ -56,6 +57,44 @@ def evaluations_per_item(run: Run) -> set[int]:
     return set(counts)
 
 
+def database_idle() -> bool:
+    """No other session is running a statement, so a commit sent before a freeze has landed."""
+    if connection.vendor != "postgresql":
+        return True  # SQLite commits inside the frozen process: what it has not done, it won't
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+            " AND state = 'active'"
+        )
+        return cursor.fetchone()[0] == 0
+
+
+def freeze_with_a_chunk_in_flight(worker, run: Run) -> set[int]:
+    """Freeze the worker at a moment when a chunk's rows are attempted but not saved.
+
+    Waiting for such rows and then killing would race the worker, which may save the chunk in
+    between; frozen, it cannot, so the rows read here are the ones the kill interrupts.
+    """
+    in_flight = run.items.filter(grade_state=Item.GradeState.PENDING, grade_attempts=1)
+    while True:
+        wait_for(
+            lambda: (
+                run.items.filter(grade_state=Item.GradeState.GRADED).count() >= 40
+                and in_flight.exists()
+            ),
+            timeout=600,
+            what="a chunk in flight after some rows were graded",
+            poll=0.2,
+        )
+        worker.freeze()
+        wait_for(database_idle, timeout=60, what="the frozen worker's last statement", poll=0.1)
+        interrupted = set(in_flight.values_list("pk", flat=True))
+        if interrupted:
+            return interrupted
+        worker.thaw()
+
+
 def test_a_worker_grades_all_800_sample_rows(user, store_upload, celery_worker_process):
     # given a worker and the 800-row sample run
     celery_worker_process(MATHJURY_CHUNK_SIZE="50")
@@ -79,18 +118,8 @@ def test_a_killed_worker_loses_no_row_and_grades_none_twice(
     worker = celery_worker_process(**worker_env)
     run = upload_run(user, store_upload, SAMPLE_RUN.read_bytes(), SAMPLE_MAPPING)
     # when the whole worker is SIGKILLed while a chunk is half way (attempted, not saved)
-    in_flight = run.items.filter(grade_state=Item.GradeState.PENDING, grade_attempts=1)
-    wait_for(
-        lambda: (
-            run.items.filter(grade_state=Item.GradeState.GRADED).count() >= 40
-            and in_flight.exists()
-        ),
-        timeout=600,
-        what="a chunk in flight after some rows were graded",
-        poll=0.2,
-    )
+    interrupted = freeze_with_a_chunk_in_flight(worker, run)
     worker.kill()
-    interrupted = set(in_flight.values_list("pk", flat=True))
     assert interrupted and pending(run) > 0
     # and a new worker starts
     celery_worker_process(**worker_env)
