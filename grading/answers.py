@@ -56,6 +56,9 @@ _RESTATED = re.compile(
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
+# A number with its scale written out by ``scale_words``: "2.5\times 10^{6}".
+_SCALED_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\\times 10\^\{\d+\}")
+_VARIABLE_APPROX = re.compile(r"(?<![A-Za-z\\])([A-Za-z])(?:_\{?\d\}?)?\s*(?:\\approx|≈)\s*")
 # A number as programmers write it in base 16, 2 or 8: "0xFF" is FF_{16}
 _BASE_LITERAL = re.compile(r"(?<![\w.])0(?:x([0-9A-Fa-f]+)|b([01]+)|o([0-7]+))(?![\w.])")
 # "4 degrees below zero" is -4
@@ -68,7 +71,7 @@ _BELOW_ZERO = re.compile(
 _LEADING_LABEL = re.compile(r"^[A-Z][a-z]*(?:\s+[a-z]+){0,3}\s*:\s+(?=[-−$\\\d(√\[])")
 # All a sentence keeps before "about" or "≈" once read down: a verb or a label ("covers",
 # "Circumference"), which leads to the value rather than being it.
-_LEAD_WORDS = re.compile(r"[A-Za-z][a-z]+(?:\s+[a-z]{2,})?")
+_LEAD_WORDS = re.compile(r"[A-Za-z][a-z]+(?:['’](?:s|re))?(?:\s+[a-z]{2,})?")
 _APPROX_WORDS = (
     r"approximately|about|roughly|around|nearly|almost|etwa|ungefähr|environ|aproximadamente"
     r"|cerca de|circa|около|примерно|大约|约|約"
@@ -79,7 +82,8 @@ _LEADING_APPROX = re.compile(rf"^(?:{_APPROX_WORDS}|≈|\\approx)\s*", re.I)
 _LEADING_WORD = re.compile(
     r"^(?:(?!(?:sin|cos|tan|cot|sec|csc|log|ln|exp|det|lim|max|min|gcd|lcm|mod|arc[a-z]*"
     r"|not|no|never|nor|neither|or|and|minus|plus|times|over|negative|positive|less|more"
-    r"|than|except|only|about|approximately|roughly|around|nearly|almost)\b)[a-z]{2,}\s+){1,2}"
+    r"|than|except|only|about|approximately|roughly|around|nearly|almost)\b)"
+    r"[a-z]{2,}(?:['’](?:s|re))?\s+){1,2}"  # "it's 1/2", "they're 12"
     r"(?=[-−(\[$\\\d√])"
 )
 # A sentence that opens on its subject, then one or two words of its verb: "Pedro walked 2 1/3
@@ -131,7 +135,8 @@ _UNIT_TEXT = re.compile(
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
 _TRAILING_WORDS = re.compile(
-    r"(?:(?<=[\d}%)])|(?<=\\pi))\s*((?:[A-Za-z]{2,}[A-Za-z/.²³]*(?:\^\{?[23]\}?)?\s*){1,6}"
+    r"(?:(?<=[\d}%)])|(?<=\\pi))\s*((?:[^\W\d_]{2,}(?:[^\W\d_]|[/.²³])*(?:\^\{?[23]\}?)?"
+    r"(?:/[^\W\d_]+)?\s*){1,6}"  # "188.5 cm^{2}/s"
     r"|(?<=\s)[mgsLlhKJNWVACTM](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
 )
 # One-letter SI units (joule, newton, watt, volt, ampere, coulomb, tesla, molar).
@@ -221,7 +226,6 @@ _BOUNDS_JOINED = re.compile(
 )
 _PROBABILITY_OF = re.compile(r"\s*(?:P|Pr|\\Pr|E|\\mathbb\{[PE]\})\s*(?:\(|\[|\\left[(\[])")
 _CONSTANT_COMMAND = re.compile(r"\\(?:pi|sqrt|[dt]?frac|cdot|times|left|right|div)(?![A-Za-z])|π")
-_LETTER = re.compile(r"[A-Za-z]")
 _PLAIN_NUMBER = re.compile(r"[-−]?\d[\d,]*(?:\.\d+)?")
 _BRACKETED_NUMBER = re.compile(r"\s*\(\s*(?:\\?\$)?\s*(\d+)\s*\)\s*\.?\s*$")
 # A range given as the answer: "380–400" (an en or em dash, not a minus), "about 380 to 400".
@@ -233,9 +237,12 @@ _VALUE_RANGE = re.compile(
 # What a percent is of: "15% of 80", "91% of its original value".
 _PERCENT_OF = re.compile(r"(?<=%)\s+of\s+\S.*$")
 _PERCENT_OF_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*\\?%\s+of\s+\$?(\d+(?:\.\d+)?)(?![\d.])")
-# A count of a total: "3 out of 5", "1 in 6 chance".
+# A count of a total: "3 out of 5", "1 in 6 chance", "1 in 1,000"; "a 50-50 chance" is 1 in 2.
 _ODDS = re.compile(
-    r"(?:\ban?\s+)?(?<![\d.,])(\d+)\s+(?:out\s+of|in)\s+(\d+)(?:\s+(?:chances?|odds)(?:\s+(?:of|that)\s[^\d]*)?)?\s*[.!]?\s*$"
+    r"(?:\ban?\s+)?(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:out\s+of|in)\s+(\d{1,3}(?:,\d{3})+|\d+)"
+    r"(?:\s+(?:chances?|odds)(?:\s+(?:of|that)\s[^\d]*)?)?\s*[.!]?\s*$"
+    r"|(?:\ban?\s+)?(?<![\d.,])(?:50[-–/]50|fifty[-\s]fifty)(?:\s+(?:chances?|shot|odds))?\s*[.!]?\s*$",
+    re.IGNORECASE,
 )
 # The period or count a value is for, after it: "in 2 weeks", "over 3 days", "after 3 years",
 # "an hour".
@@ -353,7 +360,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     text = _LEADING_LABEL.sub("", foreign_number_word(_strip_wrappers(text)))
     odds = _ODDS.search(text) if " " in text else None
     if odds is not None:  # "3 out of 5", "a 1 in 6 chance": a proportion
-        text = f"{text[: odds.start()]}\\frac{{{odds.group(1)}}}{{{odds.group(2)}}}"
+        count, total = _count_and_total(odds)
+        text = f"{text[: odds.start()]}\\frac{{{count}}}{{{total}}}"
     # "about 10 of them": said before the sentence is reduced to its number
     approximate = _LEADING_APPROX.match(text) is not None
     restated = _RESTATED.search(text) if "i.e." in text or ", " in text else None
@@ -390,6 +398,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     text = text[leading_approx.end() :] if leading_approx else text
     approximation = ""
     approximate = approximate or leading_approx is not None
+    if len(heads := _VARIABLE_APPROX.findall(text)) > 1 and len(set(heads)) == 1:
+        # "x \approx 3.236 or x \approx -1.236": each root approximated
+        text, approximate = _VARIABLE_APPROX.sub("", text), True
     approx = _APPROX.search(text)
     if approx and approx.start() > 0:
         text, approximation = text[: approx.start()].strip(), text[approx.end() :].strip()
@@ -467,7 +478,7 @@ def _worked_out(left: str, right: str) -> bool:
     constants = _CONSTANT_COMMAND.sub(" ", left)
     return (
         _NUMBER_BEFORE.search(constants) is not None
-        and _LETTER.search(constants) is None
+        and _WORD.search(constants) is None
         and _PLAIN_NUMBER.fullmatch(left.strip(" $")) is None
     )
 
@@ -536,7 +547,13 @@ def counted(raw: str) -> str | None:
     """The count in "3 out of 5" (which reads as the proportion 3/5), for a question that asks
     how many."""
     odds = _ODDS.search(raw)
-    return odds.group(1) if odds else None
+    return _count_and_total(odds)[0] if odds and odds.group(1) else None
+
+
+def _count_and_total(odds: re.Match) -> tuple[str, str]:
+    if odds.group(1) is None:
+        return "1", "2"  # "a 50-50 chance"
+    return odds.group(1).replace(",", ""), odds.group(2).replace(",", "")
 
 
 def is_sentence(expression: str) -> bool:
@@ -631,11 +648,15 @@ def _keep_math_of_prose(text: str) -> str:
     times = _TIME_OF_DAY.findall(plain)
     if len(times) == 1:  # "The meeting starts at 4:30 p.m.": one time of day, not "30"
         return times[0].strip()
+    scaled = _SCALED_NUMBER.findall(plain)
+    if len(scaled) == 1 and not _NUMBER.search(_SCALED_NUMBER.sub(" ", plain)):
+        # "Firma zarobiła 4,2 mln zł", read as "… 4.2\times 10^{6} zł": one number
+        return plain[plain.find(scaled[0]) :]
     numbers = _NUMBER.findall(plain)
     if len(numbers) == 1:
         # Keep the words after the number: they are its unit ("42 apples left").
         return plain[plain.find(numbers[0]) :]
-    result = _EQUATION_RESULT.search(plain)
+    result = _EQUATION_RESULT.search(plain) if not _SEVERAL_ASSIGNMENTS.search(plain) else None
     if result:  # "so 3 + 10 = 13 birds": the sentence's last equation gives its result
         return result.group(1)
     return text

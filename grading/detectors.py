@@ -30,7 +30,7 @@ from grading.candidates import (
     sentence_of,
     what_is_asked,
 )
-from grading.equivalence.check import compare_values
+from grading.equivalence.check import compare_values, numeric_value
 from grading.equivalence.rewrite import number_words
 from grading.types import SINGLE_VALUE_TYPES, AnswerType, Sample
 
@@ -130,6 +130,8 @@ _OPERATION = re.compile(
     r"(?<![\w.^{=])(?<!=\s)(-?\d+(?:\.\d+)?)\s*(?:[-+×*−]|\\times|\\cdot)\s*\d+(?:\.\d+)?"
     r"\s*=\s*(-?\d+(?:\.\d+)?)(?![\d.])"
 )
+# How far a rounded value may be from the exact one (relative): "about 0.29" for 2/7.
+_ROUNDING_GAP = 0.05
 _CALLED_APPROXIMATE = re.compile(
     r"\b(?:about|approximately|roughly|around|nearly|almost|just\s+(?:under|over)"
     r"|a\s+(?:bit|little)\s+(?:under|over|more\s+than|less\s+than))\s+\S",
@@ -409,7 +411,9 @@ def states_different_answers(
                     or _RESTATES.match(sentence_of(output, c))
                     or _mentions(sentence_of(output, c), asked_name)
                 )
-                and not _CALLED_APPROXIMATE.search(sentence_of(output, c))
+                and not (
+                    _CALLED_APPROXIMATE.search(sentence_of(output, c)) and not _far_apart(c, final)
+                )
             )
         ]
     if not single_valued:
@@ -429,6 +433,18 @@ def states_different_answers(
         and final.cue == FINAL_MARKER
         and _hashes_contradict_line_before(output, final)
     )
+
+
+def _far_apart(candidate: Candidate, final: Candidate | None) -> bool:
+    """Two numbers further apart than a rounding takes one from the other: "roughly a 5 in 7
+    chance" after $\boxed{\frac{2}{7}}$ is another answer, "about 0.29" is the same."""
+    if final is None:
+        return False
+    read = [read_answer(c.text) for c in (candidate, final)]
+    values = [numeric_value(r.expression) for r in read]
+    if None in values or read[0].units != read[1].units:  # "about 54 cents" after $0.54
+        return False
+    return abs(values[0] - values[1]) > _ROUNDING_GAP * max(abs(values[0]), abs(values[1]))
 
 
 def _mentions(sentence: str, name: str) -> bool:

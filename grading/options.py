@@ -28,7 +28,7 @@ _OPTION_TAIL = re.compile(
 _ALTERNATIVE_LETTERS = re.compile(
     r"^\W*(?:(?:either|entweder|soit|o bien|o)\s+)?\(?[A-Ea-e]\)?"
     r"(?:\s*[:.)]\s*[^,;\n]{0,30}?|\s*\([^()\n]{1,30}\)\s*,?|\s+[-−\d$\\][^,;\n()]{0,15}?,?)?"
-    r"\s*(?:[—–]\s*)?\(?\s*"
+    r"\s*,?\s*(?:[—–]\s*)?\(?\s*"
     r"(?:(?:\bor\b|\band\b|/|&|或|和|\bou\b|\bet\b)\s*(?:(?:possibly|perhaps|maybe)\s+)?"
     r"|(?:possibly|perhaps|maybe)\s+)\(?[A-Ea-e]\)?(?![\w'’])"
 )
@@ -82,8 +82,8 @@ def named_letters(answer: str) -> list[str]:
 
 def offers_several(answer: str) -> bool:
     """True when an answer opens with two options joined as alternatives: "(A) or (C)",
-    "either (A) or (B)", "B and D", "B: 12 or D: 24", "(A) 9, or (C) 11", "A (or B if …)"; not
-    "D, it cannot be A or B"."""
+    "either (A) or (B)", "B and D", "B: 12 or D: 24", "(A) 9, or (C) 11", "(C), or (A) if …",
+    "A (or B if …)"; not "D, it cannot be A or B"."""
     return _ALTERNATIVE_LETTERS.match(_TEXT_WORD.sub(r" \1 ", answer)) is not None
 
 

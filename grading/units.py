@@ -89,8 +89,12 @@ _ASKED = re.compile(
     rf"(?:\bin\s+(?:units\s+of\s+)?|\bhow\s+(?:many|much)\s+)(?P<unit>{_SPELLING_RE})(?![A-Za-z])",
     re.IGNORECASE,
 )
-# A unit right after a number in an answer: "12 cm", "1000 cm³", "$12" is money.
-_AFTER_NUMBER = re.compile(rf"\d\s*(?P<unit>{_SPELLING_RE})(?![A-Za-z])", re.IGNORECASE)
+# A unit right after a number in an answer: "12 cm", "1000 cm³", "100π cm²", "5√3 cm";
+# "$12" is money.
+_AFTER_NUMBER = re.compile(
+    rf"\d\s*(?:(?:\\pi|π|\\sqrt\{{\d+\}}|√\d+)\s*)?(?P<unit>{_SPELLING_RE})(?![A-Za-z])",
+    re.IGNORECASE,
+)
 
 _DOLLARS_BEFORE_NUMBER = re.compile(r"\$\s*\d")
 # "10 dollars 50 cents", "3 dollars and 5 cents": one amount

@@ -184,8 +184,17 @@ def text_end(output: str, candidate: Candidate) -> int | None:
     """Where ``candidate``'s text ends in ``output``: a candidate starts at its cue ("Answer:
     (B)"), not always at its text; None when the text is not there as written (a display
     block flattened)."""
-    text_at = output.find(candidate.text, candidate.start)
-    return text_at + len(candidate.text) if text_at >= 0 else None
+    text = candidate.text
+    text_at = output.find(text, candidate.start)
+    while text_at >= 0 and _inside_a_word(output, text_at, text_at + len(text)):
+        text_at = output.find(text, text_at + 1)  # the letter of "Answer: A", not of "Answer"
+    return text_at + len(text) if text_at >= 0 else None
+
+
+def _inside_a_word(output: str, start: int, end: int) -> bool:
+    return (output[start].isalpha() and output[start - 1 : start].isalpha()) or (
+        output[end - 1].isalpha() and output[end : end + 1].isalpha()
+    )
 
 
 def sentence_of(output: str, candidate: Candidate) -> str:

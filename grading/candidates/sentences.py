@@ -41,7 +41,7 @@ _CONCLUSION_WORDS = re.compile(
 _DIGRESSION = re.compile(
     r"^\s*\((?=[A-Z]?[a-z]+\s|[A-Z][a-z]+[:,])"
     r"|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
-    r"|in (?:other )?words|if (?:you|we) also"
+    r"|in (?:other )?words|if (?:you|we) also|for comparison"
     r"|note that|p\.?s\.?|here(?:['’]s| is) why"
     r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
     r"|if you(?:['’]d| would)? (?:like|want|prefer|need)|i can also|would you like|shall i"
@@ -270,6 +270,14 @@ _ASKED_NAME = re.compile(
     r"|\bhow\s+old\s+(?:is|was|will)\s+(?:the\s+)?([a-z]{3,})\b",
     re.IGNORECASE,
 )
+# A measure's name says less than what it measures: "What is the length of the longer leg?"
+# is answered "the longer leg is $5\sqrt{3}$ and the shorter leg is $5$".
+_MEASURE_NAMES = frozenset("length measure size".split())
+_MEASURED = re.compile(
+    r"\b(?:length|measure|size)\s+of\s+(?:the\s+|its\s+)?((?:[a-z]+[\s-]){0,2}?[a-z]{3,})"
+    r"(?=\s+(?:of|for|in|on|that|when|if|at)\b|\s*[?.,]|\s*$)",
+    re.IGNORECASE,
+)
 _ANY_ANSWER_NAMES = frozenset(
     "value values answer answers number numbers result solution solutions expression".split()
 )
@@ -296,8 +304,11 @@ def what_is_asked(problem: str) -> Asked:
     question = problem[-600:]
     units = _ASKED_UNIT.findall(question)
     variables = ["".join(groups) for groups in _ASKED_VARIABLE.findall(question)]
-    names = [a or b for a, b in _ASKED_NAME.findall(_asking_sentence(question))]
+    asking = _asking_sentence(question)
+    names = [a or b for a, b in _ASKED_NAME.findall(asking)]
     name = names[-1].lower() if names else ""
+    if name in _MEASURE_NAMES and (measured := _MEASURED.search(asking)) is not None:
+        name = measured.group(1).lower()  # "the length of the longer leg": the leg is named
     return Asked(
         units[-1].lower() if units else "",
         variables[-1] if variables else "",
@@ -390,7 +401,7 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     words = r"[\s-]+".join(re.escape(word) for word in name.split())
     return re.compile(
         rf"\b{words}\b(?:\s+of\s+[^,;.\x00]{{1,40}}?\s+{_STATING_VERB}"
-        rf"|\s*(?:{_STATING_VERB}|=|:)?)\s*({_GIVEN_VALUE})",
+        rf"|\s*(?:{_STATING_VERB}(?:\s+(?:located\s+)?at\b)?|=|:)?)\s*({_GIVEN_VALUE})",
         re.IGNORECASE,
     )
 

@@ -231,8 +231,18 @@ def set_builder(text: str) -> str:
 
 def scale_words(text: str) -> str:
     """``2.5 million`` is ``2.5\\times 10^{6}``; ``3 thousand``, ``1.2 billion``, ``10.8 万``
-    (ten thousands) and ``3 亿`` (hundred millions) alike; a number written in myriads with
+    (ten thousands), ``3 亿`` (hundred millions), ``1,2 Milliarden`` and ``$2.5M`` alike; a number written in myriads with
     more after them ("4万5800", "3만 5천") is its digits."""
+    text = _MONEY_SCALE.sub(
+        lambda m: f"{m.group(1)}\\times 10^{{{_MONEY_SCALE_EXPONENTS[m.group(2).lower()]}}}", text
+    )
+    text = _DECIMAL_SCALE_WORD.sub(
+        lambda m: (
+            f"{m.group(1).replace(',', '.')}\\times 10^{{"
+            f"{_DECIMAL_SCALE_EXPONENTS[m.group(2).lower()]}}}"
+        ),
+        text,
+    )
     if "illion" not in text and "housand" not in text and not _CJK_SCALE_HINT.search(text):
         return text
     text = _MYRIADS.sub(_myriads_value, text)
@@ -444,6 +454,19 @@ _FOREIGN_TENS = {
     )
     for index, word in enumerate(words.split())
 }
+# German tens, which take their ones before them in one word: "sechsundvierzig" is 46.
+_GERMAN_TENS = {
+    word: (index + 2) * 10
+    for index, word in enumerate(
+        "zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig".split()
+    )
+}
+_GERMAN_COMPOUND = re.compile(
+    r"(?:(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und)?("
+    + "|".join(_GERMAN_TENS)
+    + r")(?![^\W\d_])",
+    re.IGNORECASE,
+)
 _FOREIGN_COMPOUND = re.compile(
     rf"({'|'.join(sorted(_FOREIGN_TENS, key=len, reverse=True))})(?:\s+(?:y|e|et)\s+|-)"
     r"([^\W\d_]+)\b",
@@ -453,8 +476,12 @@ _FOREIGN_COMPOUND = re.compile(
 
 def foreign_number_word(text: str) -> str:
     """A whole answer that is one number of another language in words ("doce", "cinquenta e
-    oito", "cinquante-huit"), maybe with a few words of unit after it ("doce huevos"), as
+    oito", "cinquante-huit", "sechsundvierzig"), maybe with a few words of unit after it ("doce huevos"), as
     digits; else ``text``."""
+    left, equals, right = text.rpartition("=")
+    if equals:  # "23 \cdot 2 = sechsundvierzig": the result in words
+        said = foreign_number_word(right)
+        return text if said is right else f"{left}= {said}"
     stripped = text.strip().rstrip(".!")
     compound = _FOREIGN_COMPOUND.match(stripped)
     if compound is not None and len(stripped[compound.end() :].split()) <= 2:
@@ -462,6 +489,11 @@ def foreign_number_word(text: str) -> str:
         if ones in _FOREIGN_NUMBER_WORDS and _FOREIGN_NUMBER_WORDS[ones] < 10:
             value = _FOREIGN_TENS[tens] + _FOREIGN_NUMBER_WORDS[ones]
             return f"{value}{stripped[compound.end() :]}".strip()
+    german = _GERMAN_COMPOUND.match(stripped)
+    if german is not None and len(stripped[german.end() :].split()) <= 2:
+        ones = _FOREIGN_NUMBER_WORDS.get((german.group(1) or "").lower().replace("ein", "eins"), 0)
+        value = _GERMAN_TENS[german.group(2).lower()] + ones
+        return f"{value}{stripped[german.end() :]}".strip()
     first, _, rest = stripped.partition(" ")
     word = first.lower()
     if _ONE_WORD.fullmatch(word) and word in _FOREIGN_NUMBER_WORDS and len(rest.split()) <= 2:
@@ -572,6 +604,31 @@ _SCALE_EXPONENTS = {
 _SCALE_WORD = re.compile(
     r"(\d+(?:\.\d+)?)\s*(thousand\b|million\b|billion\b|trillion\b|万|萬|亿|億)", re.IGNORECASE
 )
+# The same in languages that write a decimal comma ("1,2 Milliarden", "2,5 Mio.", "3 mln"):
+# there a comma in the number is a decimal one. German "Billion" and Spanish "billón" are
+# 10^12 (the long scale), so English "billion" is left to the pattern above.
+_DECIMAL_SCALE_EXPONENTS = {
+    **dict.fromkeys(
+        "mio millionen millones milioni milione miljoen mln milionów miliony".split(), 6
+    ),
+    **dict.fromkeys(
+        "mrd milliarde milliarden milliard milliards miliardi miliardo miljard mld miliard"
+        " miliardy miliardów".split(),
+        9,
+    ),
+    **dict.fromkeys("billionen billones billón".split(), 12),
+}
+_DECIMAL_SCALE_WORD = re.compile(
+    r"(\d+(?:,\d+)?)\s*("
+    + "|".join(sorted(_DECIMAL_SCALE_EXPONENTS, key=len, reverse=True))
+    + r")(?![^\W\d_])\.?",
+    re.IGNORECASE,
+)
+# An amount of money with a letter for its scale: "$2.5M", "€300K", "$1.2bn".
+_MONEY_SCALE_EXPONENTS = {"k": 3, "m": 6, "mm": 6, "mn": 6, "b": 9, "bn": 9}
+_MONEY_SCALE = re.compile(
+    r"((?:\\?\$|€|£|¥)\s*\d+(?:\.\d+)?)\s*(k|m|mm|mn|bn?)(?![A-Za-z])", re.IGNORECASE
+)
 _CJK_SCALE_HINT = re.compile("[万萬亿億만억천千]")
 # Digits with the CJK signs of 10^8, 10^4 and 10^3, at least two of them or one with digits
 # after it: "4万5800", "1亿2000万", "3만 5천".
@@ -600,8 +657,21 @@ _UNIT_VECTOR_SUM = re.compile(
     r"\s*[-+]?\s*(?:\d+(?:\.\d+)?)?\s*(?:\\,|\\cdot)?\s*[ijk]"
     r"(?:\s*[-+]\s*(?:\d+(?:\.\d+)?)?\s*(?:\\,|\\cdot)?\s*[ijk])*\s*"
 )
+# "tan⁻¹(x)", "\sin^{-1} x": the inverse function, not a reciprocal.
+_INVERSE_TRIG = re.compile(r"(?<![A-Za-z])\\?(sin|cos|tan|cot|sec|csc)\s*\^\s*\{?\s*-\s*1\s*\}?")
+
+
+def inverse_trig_powers(text: str) -> str:
+    """``\tan^{-1}(x)`` is ``\arctan(x)`` (and ``sin⁻¹`` ``\arcsin``): the power -1 on a
+    trigonometric function names its inverse, as calculators and textbooks write it."""
+    if "-1" not in text.replace(" ", ""):
+        return text
+    return _INVERSE_TRIG.sub(r"\\arc\1", text)
+
+
 _ORDER = (
     unicode_to_latex,
+    inverse_trig_powers,
     text_labels,
     angle_brackets_to_tuple,
     signed_tuples,

@@ -145,7 +145,8 @@ def _grade_math(
     candidates: Candidates,
     evaluations: tuple[Evaluation, ...],
 ) -> dict:
-    gold = sample.gold.strip()
+    # "60^\circ或120^\circ": a gold of two values joined by "or", both of them the answer
+    gold = _GOLD_OR.sub(", ", sample.gold.strip())
     final = candidates.final
     if final is None:
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "no stated answer"}
@@ -153,15 +154,18 @@ def _grade_math(
         final.text, sample.output, sample.problem
     ):
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "only the givens"}
-    multi_part = is_multi_part(sample.gold)
-    joined = _joined_parts(candidates, multi_part) or (
-        _labelled_parts(final.text, gold) if multi_part else ""
+    multi_part = is_multi_part(gold)
+    named_parts = _parts_named_as_in_gold(final.text, gold) if multi_part else None
+    joined = (
+        (named_parts[1] if named_parts else "")
+        or _joined_parts(candidates, multi_part)
+        or (_labelled_parts(final.text, gold) if multi_part else "")
     )
     stated = read_answer(joined or final.text, boxed=final.cue == BOXED and not joined)
     named = _named_option_text(stated.expression, sample.problem)
     if named:  # "**B**" where the gold is the text of option B ("Right")
         stated = replace(stated, expression=named)
-    compared_gold = gold
+    compared_gold = named_parts[0] if named_parts else gold
     compound_gold = read_answer(gold) if _TWO_NUMBERS.search(gold) else None
     if compound_gold is not None and compound_gold.compound and stated.compound:
         # "3 h 35 min" against "3 Stunden und 35 Minuten": both read in hours
@@ -178,12 +182,18 @@ def _grade_math(
         stated = replace(stated, alternatives=(), afterthought=False)
     if stated.afterthought:
         signals.append("hedged")
-    if stated.hedged and multi_part:  # "either 3 or 5" for the gold "3, 5" lists its values
+    if stated.hedged and multi_part and not _ONE_BRACKETED.fullmatch(gold):
+        # "either 3 or 5" for the gold "3, 5" lists its values; two intervals for one interval
+        # ("[0, \infty), or (0, \infty) if …") are a choice between them
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
     if _NONE.fullmatch(stated.expression) and _COUNT_ASKED.search(sample.problem[-300:]):
         stated = replace(stated, expression="0")  # "none" answers "How many …?"
+    raised = _RAISED_POINT_READ.fullmatch(stated.expression.strip())
+    if raised and _RAISED_POINT.search(stated.raw) and _RAISED_POINT.search(sample.problem):
+        # "2·5 m" where the question writes "7·5 m": the British raised decimal point
+        stated = replace(stated, expression=f"{raised.group(1)}.{raised.group(2)}")
     commas = stated.expression.replace("{,}", ",")  # "-1{,}5": LaTeX's decimal comma
     result = commas.rpartition("=")[2].strip()
     semicolons = ";" in commas and "," in commas
@@ -252,11 +262,26 @@ def _grade_math(
         and not comparison.equal
         and (
             _names_the_gold(gold, stated.expression, sample.problem)
-            # "Carol is the tallest." for "Who is the tallest?": the predicate is the question's
-            or _names_the_gold(gold, sentence_of(sample.output, final), sample.problem)
+            # "Carol is the tallest." for "Who is the tallest?": the predicate is the question's;
+            # "…, so the system has infinitely many solutions: every pair $(t, t - 2)$" and
+            # "Since $1.45 < $1.49, Store B has the lower price per pound, by $0.04.": a clause
+            or any(
+                _names_the_gold(gold, clause, sample.problem)
+                for clause in _clauses(sentence_of(sample.output, final))
+            )
         )
     ):
         comparison = Comparison(True, "synonym")
+    if (
+        kind is AnswerType.TEXT
+        and not comparison.equal
+        and _names_part_of_the_gold(gold, stated.expression)
+    ):
+        signals.append("partial_match")  # "Converges" where it is "conditionally convergent"
+    if comparison.equal and _percent_taken_as_fraction(compared_gold, stated, sample.problem):
+        # "2 %" for "Ile to procent?" with the gold 0.02 (percent): 0.02 only as a fraction
+        comparison = replace(comparison, equal=False)
+        signals.append("unit_mismatch")
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
@@ -293,7 +318,9 @@ def _grade_math(
     if _restated_otherwise(stated):
         signals.append("multiple_answers")  # "2000万円（200,000,000円）": the same unit, two values
     if correct:
-        signals.extend(forms.form_signals(gold, stated, comparison, sample.problem))
+        # parts named as the gold names them are compared in its order, by their names
+        form_gold = named_parts[0] if named_parts else gold
+        signals.extend(forms.form_signals(form_gold, stated, comparison, sample.problem))
         if _float_error(stated.expression):
             signals.append("rounding_differs")  # "3.3000000000000003", a program's float
     if not correct:
@@ -310,7 +337,9 @@ def _grade_math(
         "verdict": Verdict.CORRECT if correct else Verdict.INCORRECT,
         "signals": tuple(dict.fromkeys(signals)),
         **(
-            _other_readings(stated, final.weight, candidates, evaluations, sample.problem)
+            _other_readings(
+                stated, final.weight, candidates, evaluations, sample.problem, decimal_commas
+            )
             if correct
             else {}
         ),
@@ -437,7 +466,12 @@ def _word_of(word: str, gold: str) -> bool:
     return names_a_value(word) or word.lower() in gold.lower()
 
 
-_LATEX_DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
+_RAISED_POINT = re.compile(r"\d·\d")
+_RAISED_POINT_READ = re.compile(r"(\d+)\s*(?:\\cdot|·)\s*(\d+)")
+# One interval, pair or set, its commas all inside its brackets: "[0, \infty)", "(2, -3)".
+_ONE_BRACKETED = re.compile(r"\$?\s*(?:\\left)?[\[(]\s*[^\[\]()]*[\])]\s*\$?")
+_GOLD_OR = re.compile(r"(?<=[\w}°])\s*(?:或者?|\\text\{\s*或\s*\})\s*(?=[-\d\\])")
+_LATEX_DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d|\\overline)")
 _CLOCK_HOUR = re.compile(r"(\d{1,2}):00(?::00)?\s*(?:\\text\s*\{\s*)?([ap])?", re.IGNORECASE)
 _HOUR_ASKED = re.compile(r"\b(?:what|which)\s+(?:time|hour)\b|o'clock", re.IGNORECASE)
 
@@ -463,6 +497,9 @@ _JOINS_OR_DENIES = frozenset("and or nor but not no never neither".split())
 _SUBJECTS = frozenset(
     "answer limit value result solution it this integral series sequence sum function".split()
 )
+# Words a concluding statement opens with and its verbs, whatever the question's words: "Hence
+# the system has infinitely many solutions" for "How many solutions does the system have?".
+_STATING_WORDS = frozenset("so hence thus therefore is are has have there".split())
 
 
 def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
@@ -470,12 +507,12 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     not exist") and words of the question around them: "a thursday" for "Thursday", "an odd
     function" for "odd" when the question asks whether "the function" is even, odd, or
     neither. Another option or a negation ("odd and even", "not odd") is not the gold."""
-    gold_text = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", gold).strip().lower()
+    gold_text = _same_words(re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", gold).strip().lower())
     if not _WORDS_ONLY.fullmatch(gold_text):  # "-i" is mathematics
         return False
     gold_words = _TEXT_WORD.findall(gold_text)
-    answer_words = _TEXT_WORD.findall(expression.lower())
-    if not gold_words or len(answer_words) > len(gold_words) + 3:
+    answer_words = _TEXT_WORD.findall(_same_words(expression.lower()))
+    if not gold_words or len(answer_words) > len(gold_words) + 6:
         return False
     size = len(gold_words)
     at = next(
@@ -488,9 +525,40 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     )
     if at is None:
         return False
-    rest = set(answer_words[:at] + answer_words[at + size :]) - _ARTICLES - _SUBJECTS
+    rest = (
+        set(answer_words[:at] + answer_words[at + size :]) - _ARTICLES - _SUBJECTS - _STATING_WORDS
+    )
     question = set(_TEXT_WORD.findall(problem.lower()))
     return not rest & _JOINS_OR_DENIES and rest <= question
+
+
+# One classification in the words a verb or an adjective gives it: "converges conditionally"
+# is "conditionally convergent".
+_WORD_FORMS = (
+    (re.compile(r"\bconverges?\s+(conditionally|absolutely)\b"), r"\1 convergent"),
+    (re.compile(r"\bconverges?\b"), "convergent"),
+    (re.compile(r"\bdiverges?\b"), "divergent"),
+)
+
+
+def _same_words(text: str) -> str:
+    for pattern, words in _WORD_FORMS:
+        text = pattern.sub(words, text)
+    return text
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The sentence, then each of its clauses between commas, semicolons and colons."""
+    return [sentence, *re.split(r"[,;:，；：]", sentence)]
+
+
+def _names_part_of_the_gold(gold: str, expression: str) -> bool:
+    """A text answer whose words are some of the gold's, not all: "Converges" for
+    "conditionally convergent"."""
+    gold_text = re.sub(r"\\text\{([^{}]*)\}", r"\1", gold).lower()
+    gold_words = set(_TEXT_WORD.findall(_same_words(gold_text)))
+    answer_words = set(_TEXT_WORD.findall(_same_words(expression.lower()))) - _ARTICLES
+    return bool(answer_words) and answer_words < gold_words
 
 
 _DECIMAL_AND_UNIT = re.compile(
@@ -559,6 +627,24 @@ def _compare(gold: str, stated: StatedAnswer) -> Comparison:
     return comparison
 
 
+# A question that asks for a percent in words ("What percent …?", "Ile to procent?").
+_PERCENT_ASKED = re.compile(
+    r"\b(?:percent(?:age)?|per cent|prozent|pourcentage|porcentaje|porcentagem|percentuale"
+    r"|procent|процентов)\b[^.?!]*\?",
+    re.IGNORECASE,
+)
+
+
+def _percent_taken_as_fraction(gold: str, stated: StatedAnswer, problem: str) -> bool:
+    """A percent equal to a bare gold only as a fraction, where the question asks for a
+    percent, so the gold is one: "2 %" (0.02) for the gold 0.02 %."""
+    if "%" not in stated.expression or "%" in gold or not _PERCENT_ASKED.search(problem[-300:]):
+        return False
+    number = _PERCENT_SIGN.sub("", stated.expression).strip().lstrip("-")
+    # either sign: "decreased by 4%" is the change -4 (percent)
+    return not any(compare_values(gold, value).equal for value in (number, f"-{number}"))
+
+
 def _written_in(gold: str, text: str) -> bool:
     """``text`` states the gold, as written (spaces and dollars aside), as the value of an
     equation: "= \\sqrt{74} \\approx", not "A = \\pi r^2"."""
@@ -600,6 +686,7 @@ def _other_readings(
     candidates: Candidates,
     evaluations: tuple[Evaluation, ...],
     problem: str = "",
+    decimal_commas: bool = False,
 ) -> dict[str, tuple[str, ...]]:
     """Of the evaluators that reject an answer shown correct, which read the stated answer
     itself (equal in value) and which read a value the output never states as an answer
@@ -616,6 +703,8 @@ def _other_readings(
         if evaluation.evaluator not in MATH_READERS or not evaluation.extracted.strip():
             continue
         theirs = read_answer(evaluation.extracted).expression
+        if decimal_commas:  # "2{,}5" read as 25 by a reader that knows no decimal comma
+            theirs = theirs.replace("{,}", ".").replace(",", ".")
         if _equal(stated.expression, theirs):
             same.append(evaluation.evaluator)
         elif (
@@ -650,6 +739,35 @@ def _joined_parts(candidates: Candidates, multi_part: bool) -> str:
     """For a gold of several parts stated in several closing boxes, those boxes as one."""
     boxes = candidates.closing_boxes() if multi_part else ()
     return ", ".join(box.text for box in boxes)
+
+
+# A part named by a word: "\text{mean } 6.14", "Median = 6", "mode: 8", "Mean ≈ 6.14".
+_NAMED_PART = re.compile(
+    r"^\W*([A-Za-z]{3,}(?:\s[A-Za-z]{2,}){0,2})\s*(?:=|:|≈|\\approx|\bis\b)?\s*([-−$\\\d(].*)$"
+)
+_TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf)\{([^{}]*)\}")
+
+
+def _named_parts(text: str) -> dict[str, str]:
+    """{"mean": "6.14", "median": "6", …} for a statement whose every part a word names."""
+    plain = _TEXT_COMMAND.sub(r"\1", text.replace("\\ ", " ").replace("\\,", " ")).strip("*$ .")
+    parts = {}
+    for piece in re.split(r"[;,]\s+|[;,](?=\s*\\?[A-Za-z])", plain):
+        named = _NAMED_PART.match(piece.strip())
+        if named is None:
+            return {}
+        parts[named.group(1).strip().lower()] = named.group(2).strip()
+    return parts if len(parts) >= 2 else {}
+
+
+def _parts_named_as_in_gold(text: str, gold: str) -> tuple[str, str] | None:
+    """The gold's values and the statement's, in the gold's order, when both name the same
+    parts by words ("mean 6.14, median 6, mode 8" and "Mean ≈ 6.14, median = 6, mode = 8")."""
+    gold_parts = _named_parts(gold)
+    stated = _named_parts(text) if gold_parts else {}
+    if not stated or stated.keys() != gold_parts.keys():
+        return None
+    return ", ".join(gold_parts.values()), ", ".join(stated[name] for name in gold_parts)
 
 
 def _labelled_parts(text: str, gold: str) -> str:

@@ -39,12 +39,22 @@ _GOLD_LETTER = re.compile(
     r"|(?i:answer\s+is)\W*\(?([A-E])\)?(?![A-Za-z])"
 )
 
+# "the answer is yes or no depending on …" offers both: no marked answer
+_NOT_OFFERED_BOTH = rf"(?!\s*(?:or|/)\s*{_YES_NO_WORD}\b)"
 _YES_NO_MARKER = re.compile(
     rf"\\boxed\{{\s*(?:\\text(?:bf)?\{{)?\s*({_YES_NO_WORD})\b"
-    rf"|(?:answer|réponse|respuesta|antwort)\W{{0,3}}(?:is\W+|est\W+|es\W+|ist\W+)?\**({_YES_NO_WORD})\b",
+    rf"|(?:answer|réponse|respuesta|antwort)\W{{0,3}}(?:is\W+|est\W+|es\W+|ist\W+)?\**({_YES_NO_WORD})\b"
+    + _NOT_OFFERED_BOTH,
     re.IGNORECASE,
 )
 _YES_NO_WORDS = re.compile(rf"\b({_YES_NO_WORD})\b", re.IGNORECASE)
+# "no" before a word: "There is no largest prime", "has no prime factors", "no es múltiplo"
+# (the first word of four letters or more says what it denies); a pronoun after it ("No it
+# isn't") leaves it the answer.
+_NO_BEFORE_A_WORD = re.compile(
+    r"[ \t]+(?!(?i:it|this|that|these|those|there|they|he|she|we|you|i)\b)"
+    r"(?:[a-zß-ÿ]{1,3}[ \t]+)?([a-zß-ÿ]{4,}|[a-zß-ÿ]{1,3}\b)"
+)
 _YES_NO_HEDGE = re.compile(
     rf"\b{_YES_NO_WORD}\s*(?:or|/)\s*{_YES_NO_WORD}\b|\bit depends\b", re.IGNORECASE
 )
@@ -77,15 +87,21 @@ def gold_choice(gold: str) -> tuple[str, str] | None:
     return None
 
 
-def committed_answer(kind: str, output: str) -> tuple[str | None, str]:
-    """The answer ``output`` commits to for a question of ``kind``, and why not when None."""
+def committed_answer(kind: str, output: str, problem: str | None = None) -> tuple[str | None, str]:
+    """The answer ``output`` commits to for a question of ``kind``, and why not when None.
+
+    Given the ``problem``, a "no" before a word answers only when the word is the question's
+    ("There is no largest prime" for "Is there a largest prime?"); the "no" of "7/40 has no
+    prime factors other than 2 and 5" for "Is 7/40 a terminating decimal?" is passed over."""
     if kind == "yes_no":
         marked = _last(_YES_NO_MARKER, output)
         if marked:
             return _SAME_MEANING[marked.lower()], ""
         if _YES_NO_HEDGE.search(output):
             return None, "the output does not commit to one answer"
-        first = _YES_NO_WORDS.search(output)
+        first = next(
+            (m for m in _YES_NO_WORDS.finditer(output) if _answers(output, m, problem)), None
+        )
         if first:
             return _SAME_MEANING[first.group(1).lower()], ""
         return None, "no yes/no answer found"
@@ -101,6 +117,15 @@ def committed_answer(kind: str, output: str) -> tuple[str | None, str]:
     if last:
         return last, ""
     return None, "no option letter found"
+
+
+def _answers(output: str, word: re.Match, problem: str | None) -> bool:
+    if problem is None or word.group(1).lower() != "no":
+        return True
+    denied = _NO_BEFORE_A_WORD.match(output, word.end())
+    return (
+        denied is None or re.search(rf"\b{denied.group(1)}\b", problem, re.IGNORECASE) is not None
+    )
 
 
 def _last(pattern: re.Pattern, text: str) -> str | None:

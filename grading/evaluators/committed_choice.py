@@ -55,6 +55,12 @@ _OPENING_WORD = re.compile(
 )
 
 
+_STATEMENT_JUDGED = re.compile(
+    r"\b(?:this|the|that)\s+(?:statement|claim|assertion)\s+is\s+(not\s+)?"
+    r"(true|false|correct|incorrect|wrong|right|valid|invalid)\b",
+    re.IGNORECASE,
+)
+_TRUE_WORDS = frozenset({"true", "correct", "right", "valid"})
 _NEGATED_QUESTION = re.compile(r"\bis it (?:false|not true|untrue) that\b", re.IGNORECASE)
 _TRUTH_WORD = re.compile(r"^\W*(?:true|false)\W*$", re.IGNORECASE | re.MULTILINE)
 # Three-letter words that are no predicate ("odd" and "sum" are).
@@ -73,7 +79,8 @@ _PRODUCT = re.compile(r"(\d{1,9})\s*(?:×|\\times|\*|·|\\cdot|x)\s*(\d{1,9})(?!
 _QUOTIENT = re.compile(r"(\d{1,9})\s*(?:÷|/|\\div)\s*(\d{1,9})\s*=\s*(\d{1,9})(?!\d|\.\d)")
 _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
-    r"|it depends|depends on|yes and no|both|neither|not (?:always|necessarily|entirely)"
+    r"|it depends|depends on|depending on|yes and no|yes or no|no or yes|true or false"
+    r"|both|neither|not (?:always|necessarily|entirely)"
     r"|more or less|kind of|sort of|technically|strictly speaking|loosely speaking"
     r"|(?:almost|nearly) (?:all|always|every)|fast (?:alle|immer)|presque (?:tous|toujours)"
     r"|casi (?:todos|siempre)|quase (?:todos|sempre)|почти (?:все|всегда)"
@@ -206,7 +213,7 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
         if letters:
             # The letter it opens with; later ones are options it rules out ("D, not A").
             letter = letters[0]
-            value = options.strip_letter(final.text)
+            value = _FULL_WIDTH_BRACKETS.sub(r"\1", options.strip_letter(final.text))
             end = text_end(sample.output, final)
             after = sample.output[end:] if end is not None else ""
             named = (
@@ -226,15 +233,22 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                 )
                 # "The answer is (C): the diagonals are perpendicular.", (D)'s text
                 or _option_said(listed, value)
+                # "Answer: A. No", where "No" is (B)
+                or _option_said(listed, _rest_of_line(after))
                 # "\boxed{A}" and then "In other words, … in 1.5 hours.", (D)'s value
                 or _option_with_value(listed, _restated_value(after[:_RESULT_REACH]))
             )
             if named and named != letter:
                 signals.append("letter_value_mismatch")
         elif listed:
-            letter = _option_with_value(listed, final.text) or _option_said(
-                listed, sentence_of(sample.output, final)
-            )  # "The two quantities are equal." is option C's own sentence
+            sentence = sentence_of(sample.output, final)
+            letter = (
+                _option_with_value(listed, final.text)
+                # "The two quantities are equal." is option C's own sentence
+                or _option_said(listed, sentence)
+                # "16 > −16, so Quantity A is greater.": its last clause
+                or _option_said(listed, _CLAUSE_LEAD.split(sentence)[-1])
+            )
             if letter and _LETTER_ONLY.search(sample.problem):
                 signals.append("form_requested")  # the option's value, where its letter is asked
             if letter and other_unit_than_asked(sample.problem, final.text):
@@ -301,8 +315,9 @@ _TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 # The number a sentence ends on, maybe with its unit ("… = 15 days.").
 _RESULT = re.compile(
-    r"(?:=|\b(?:is|equals|measures|has(?:\s+(?:a\s+)?(?:length|value|area|volume)(?:\s+of)?)?))\s*\$?\s*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*\$?(?:\s+[A-Za-z][A-Za-z-]*){0,2}"
-    r"\s*[.!]?\s*\$?\s*$"
+    r"(?:=|\b(?:is|equals|measures|has(?:\s+(?:a\s+)?(?:length|value|area|volume)(?:\s+of)?)?))\s*\$?\s*"
+    r"(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?|-?\\[dt]?frac\{\d+\}\{\d+\})\s*\$?(?:\s+[A-Za-z][A-Za-z-]*){0,2}"
+    r"\s*[.!，。]?\s*\$?\s*$"  # "… = \frac{1}{2}$，" before "故选 D"
 )
 # A sentence that only leads in to the letter ("The answer is", "So the correct option is").
 _LEAD_IN = re.compile(
@@ -393,6 +408,15 @@ def _written_in_another_option(listed: dict[str, str], letter: str, value: str) 
     return any(written.search(text) for other, text in listed.items() if other != letter)
 
 
+_FULL_WIDTH_BRACKETS = re.compile(r"^\s*（(.*)）\s*$")  # "B（24 种）"
+_CLAUSE_LEAD = re.compile(r"[,;:]\s*(?:(?:so|thus|hence|therefore)\b,?\s*)?", re.IGNORECASE)
+
+
+def _rest_of_line(after: str) -> str:
+    """What follows a letter on its line, without the label's own punctuation."""
+    return after.split("\n", 1)[0].lstrip(" \t.:)]*").rstrip(" \t*")
+
+
 def _option_said(listed: dict[str, str], sentence: str) -> str | None:
     """The one option whose text is the sentence itself, words and all."""
     said = _normal(sentence).rstrip(".!")
@@ -449,8 +473,11 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         answer = _POLARITY.get(word.group(1).lower(), False)
         if _taken_back(reply, word.end()):
             signals.append("contradicts_itself")
+    elif (judged := _STATEMENT_JUDGED.search(reply)) is not None:
+        # "This statement is incorrect. In diamond …": the claim judged, in so many words
+        answer = (judged.group(2).lower() in _TRUE_WORDS) != bool(judged.group(1))
     else:
-        committed, _ = choice.committed_answer("yes_no", reply)
+        committed, _ = choice.committed_answer("yes_no", reply, sample.problem)
         answer = None if committed is None else committed == "yes"
     # Hedges in the answer itself ("Mostly true."), in its first or last statement; the
     # explanation may well say "generally" without hedging the answer.

@@ -71,7 +71,15 @@ _DECIMAL_COMMA_WORDS = frozenset(
     "der die das ist und wie viel viele berechne ergebnis antwort als schreibe gib denn zahl mit"
     " von le la les est et quel quelle en une des du"
     " combien calculer réponse el los las es cuánto cuántos cuál calcula respuesta os é qual"
-    " quanto resposta il di che quanti risposta и в на сколько ответ найдите вычислите".split()
+    " quanto resposta il di che quanti risposta и в на сколько ответ найдите вычислите"
+    " dividi calcola risultato quanta quante"  # Italian
+    " oblicz ile jest wynik odpowiedź rozwiąż równanie liczba lub"  # Polish
+    " het een hoeveel bereken antwoord uitkomst"  # Dutch
+    " vypočítej kolik výsledek odpověď"  # Czech
+    " hur många mycket beräkna svar och"  # Swedish
+    " kaç hesapla cevap sonuç"  # Turkish
+    " berapa hitung hitunglah jawaban hasil"  # Indonesian
+    " câte câți calculați răspuns".split()  # Romanian
 )
 _ENGLISH_WORDS = frozenset("the is of and what how many much find answer are to".split())
 # Readings an answer admits besides the usual one.

@@ -11,7 +11,7 @@ import re
 from fractions import Fraction
 
 from grading.answers import StatedAnswer, read_answer
-from grading.candidates import BOXED, Candidates
+from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
 from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values
 from grading.equivalence.rewrite import all_rewrites
@@ -100,6 +100,10 @@ def near_miss_signals(
         found.append("gold_stated_elsewhere")
     if _point_of_extremum(stated, sample.problem):
         found.append("extremum_point")
+    if _cut_short_of_gold(gold, sample.output, candidates):
+        found.append("truncated")
+    if _minutes_after_the_point(stated, sample.output):
+        found.append("number_format")
     if _rounds_to(gold, stated.expression) or (
         # "\sqrt{12} \approx 3.46" where the nearest tenth, 3.5, is asked
         stated.approximation and _rounds_to(gold, stated.approximation)
@@ -117,7 +121,9 @@ def near_miss_signals(
         found.append("form_requested")
     if _only_rewrites_a_given(stated.expression, sample.problem):
         found.append("no_answer")
-    if _other_spread_convention(gold, stated.expression, sample.problem):
+    if _other_spread_convention(gold, stated.expression, sample.problem) or _other_quartile_rule(
+        gold, stated.expression, sample.problem
+    ):
         found.append("spread_convention")
     if _same_angle(gold, stated.expression, sample.problem):
         found.append("same_angle")
@@ -131,7 +137,9 @@ def near_miss_signals(
         found.append("no_real_solution")
     if _states_a_family(sample.output, stated, candidates) and not _GENERAL_SOLUTION.search(gold):
         found.append("form_requested")  # "x = π/6 + 2kπ, k ∈ ℤ" where the values are listed
-    if _answers_one_part(gold, stated.expression):
+    if _answers_one_part(gold, stated.expression) or _other_roots_after(
+        gold, stated.expression, sample.output, candidates
+    ):
         found.append("partial_match")
     if _values_without_order(gold, stated.expression):
         found.append("order_lost")
@@ -241,6 +249,25 @@ def _answers_one_part(gold: str, answer: str) -> bool:
     return False
 
 
+_TOP_LEVEL_COMMA = re.compile(r",\s*(?![^()\[\]{}]*[)\]}])")
+_ASSIGNED_AFTER = re.compile(r"(?<![A-Za-z\\])[A-Za-z]\s*=\s*([-−]?\d+(?:\.\d+)?)(?![\d.])")
+
+
+def _other_roots_after(gold: str, answer: str, output: str, candidates: Candidates) -> bool:
+    """The answer is one of the gold's listed values and the text after it gives the others
+    ("$\boxed{4}$ (There is also the trivial solution $x = 0$.)" for "0, 4")."""
+    final = candidates.final
+    values = [v.strip() for v in _TOP_LEVEL_COMMA.split(gold.strip().strip("$")) if v.strip()]
+    end = text_end(output, final) if final is not None and len(values) > 1 else None
+    if end is None:
+        return False
+    missing = [v for v in values if not compare_values(v, answer).equal]
+    if len(missing) != len(values) - 1:
+        return False
+    after = [m.group(1).replace("−", "-") for m in _ASSIGNED_AFTER.finditer(output[end:])]
+    return all(any(compare_values(v, given).equal for given in after) for v in missing)
+
+
 def _question(problem: str) -> str:
     """The request itself: the problem's last paragraph ("One possible card is:" earlier in
     the statement is an illustration, not a request for any answer)."""
@@ -256,6 +283,63 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
         if compare_values(gold, read_answer(candidate.text).expression).equal:
             return True
     return False
+
+
+# A number a sentence ends the output on, with no full stop: "so the probability is 27/2".
+_ENDS_ON_NUMBER = re.compile(r"(?<![\d.,/])(\d+)(?:/(\d+)|(\.\d+))?$")
+_MAX_DIGITS_CUT = 3
+_WORD_BEFORE = re.compile(r"[A-Za-z]{2,}")
+_WRITTEN_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+
+
+def _cut_short_of_gold(gold: str, output: str, candidates: Candidates) -> bool:
+    """The output stops, mid-sentence, on a number that would be the gold had it gone on for
+    a few more digits ("… so the probability is 27/2" for 27/216 = 1/8): cut off, not wrong."""
+    final = candidates.final
+    text = output.rstrip()
+    end = _ENDS_ON_NUMBER.search(text)
+    if final is None or final.cue not in (*PLAIN_CUES, CONCLUSION) or end is None:
+        return False
+    if not _WORD_BEFORE.search(text, text.rfind("\n") + 1, end.start()):
+        return False  # a reply that is a number ("25"), not a sentence cut off
+    gold_value = _value(gold)
+    if not gold_value or gold_value < 0:
+        return False
+    written, denominator = end.group(1) + (end.group(3) or ""), end.group(2)
+    if denominator is None and any(
+        number.startswith(written) and number != written and _value(number) != gold_value
+        for number in _WRITTEN_NUMBER.findall(text[: end.start()])
+    ):
+        return False  # "= 16 … is 1": cut off while writing 16, a value it worked out
+    if denominator is None:  # "12" or "0.12" for 125 or 0.125
+        whole = gold_value.numerator / gold_value.denominator
+        gold_written = f"{whole:.{_MAX_DIGITS_CUT + 6}g}"
+        return (
+            Fraction(gold_written) == gold_value
+            and gold_written.startswith(written)
+            and 0 < len(gold_written) - len(written) <= _MAX_DIGITS_CUT
+        )
+    for digits in range(1, _MAX_DIGITS_CUT + 1):
+        # 27/(2·10 + d), 27/(2·100 + dd) …: the missing digits make a whole number
+        missing = int(written) / gold_value - int(denominator) * 10**digits
+        if missing.denominator == 1 and 0 <= missing < 10**digits:
+            return True
+    return False
+
+
+_HOURS_AND_MINUTES = re.compile(r"(\d+)\.(\d{2})")
+_HOUR_WORDS = re.compile(r"\b(?:hours?|hrs?|h|Stunden|heures|horas|ore)\b", re.IGNORECASE)
+
+
+def _minutes_after_the_point(stated: StatedAnswer, output: str) -> bool:
+    """ "2.45 hours" after "2 h 45 min": hours and minutes written as a decimal (the clock's
+    h.mm), not 2.45 hours."""
+    written = _HOURS_AND_MINUTES.fullmatch(stated.expression.strip())
+    if written is None or int(written.group(2)) >= 60 or not _HOUR_WORDS.search(stated.raw):
+        return False
+    hours, minutes = written.groups()
+    said = rf"(?<![\d.]){hours}\s*(?:h|hours?|hrs?|Std\.?|Stunden)\s*(?:and\s+)?{minutes}\s*(?:min|minutes?|Minuten)\b"
+    return re.search(said, output, re.IGNORECASE) is not None
 
 
 # The question asks for the least or greatest value an expression takes, not where.
@@ -324,6 +408,11 @@ _NAMED_VALUE = re.compile(
     r"(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]\d)(?!\s*(?:[-+*/×−^!]|\\times|\\cdot|\\div))",
     re.IGNORECASE,
 )
+# Mathematics a sentence names after its verb: "the area of the rhombus is $18\sqrt3$"; not
+# a point, which ``_point_written_out`` judges by the coordinate boxed after it.
+_NAMED_MATH = re.compile(
+    r"\b(?:is|are|was|were|equals?|gives?|gets?)\s+(?:\$|\\\()(?!\s*\()([^$]{1,60}?)(?:\$|\\\))"
+)
 # A count the sentence's subject gives ("so 4 buses are needed", "12 cookies are left").
 _COUNT_SAID = re.compile(
     r"(?<![\w.,])(\d+(?:\.\d+)?)\s+[A-Za-z]+\s+(?:are|is|were|was)\s+(?:still\s+)?"
@@ -356,6 +445,7 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     values = [read_answer(equation.group(1)).expression] if equation else []  # "62 stickers"
     values += [m.group(1) for m in _NAMED_VALUE.finditer(lines[-1])]
     values += [m.group(1) for m in _COUNT_SAID.finditer(lines[-1])]
+    values += [m.group(1) for m in _NAMED_MATH.finditer(lines[-1])]  # "is $18\sqrt3$"
     listed = _NAMED_LIST.search(lines[-1])
     if listed:
         values.append(read_answer(listed.group(1)).expression)
@@ -455,11 +545,16 @@ _COEFFICIENT_ASKED = re.compile(
 _VARIABLE_PART = re.compile(r"\s*(?:\\cdot|\\times)?\s*(?:[a-z](?:\^\{?\d+\}?)?\s*)+$")
 
 
+_TERM_OVER_NUMBER = re.compile(r"\\[dt]?frac\s*\{([^{}]*?)\s*[a-z](?:\^\{?\d+\}?)?\s*\}")
+
+
 def _term_for_coefficient(gold: str, answer: str, problem: str) -> bool:
     """The whole term where its coefficient is asked ("$12x^3$" for the coefficient 12)."""
     if not _COEFFICIENT_ASKED.search(_question(problem)):
         return False
-    coefficient = _VARIABLE_PART.sub("", answer)
+    # "-\frac{x^3}{6}" is the term -\frac{1}{6}x^3
+    term = _TERM_OVER_NUMBER.sub(lambda m: f"\\frac{{{m.group(1).strip() or 1}}}", answer)
+    coefficient = _VARIABLE_PART.sub("", term)
     return (
         coefficient != answer
         and bool(coefficient)
@@ -505,6 +600,57 @@ def _other_spread_convention(gold: str, answer: str, problem: str) -> bool:
         for factor in (float(variance_ratio), float(variance_ratio) ** 0.5)
         for expected in (factor, 1 / factor)
     )
+
+
+_QUARTILE_ASKED = re.compile(
+    r"\b(?:(interquartile range|IQR)|(first|lower)\s+quartile|(third|upper)\s+quartile)\b",
+    re.IGNORECASE,
+)
+
+
+def _other_quartile_rule(gold: str, answer: str, problem: str) -> bool:
+    """7 for the interquartile range 8 of 1, 3, …, 15: quartiles by another of the rules in
+    use (the medians of the halves, with or without the middle value; interpolation at
+    (n + 1)p or (n − 1)p + 1, as NumPy does), where the question names none."""
+    asked = _QUARTILE_ASKED.search(_question(problem))
+    lists = [m.group(0) for m in _DATA_LIST.finditer(problem)]
+    gold_value, value = _value(gold), _value(answer)
+    if asked is None or not lists or gold_value is None or value is None or gold_value == value:
+        return False
+    data = sorted(
+        Fraction(x.strip().removeprefix("and").strip()) for x in max(lists, key=len).split(",")
+    )
+    by_rule = [_quartiles(data, rule) for rule in _QUARTILE_RULES]
+    if asked.group(1):
+        results = {upper - lower for lower, upper in by_rule}
+    else:
+        results = {pair[0 if asked.group(2) else 1] for pair in by_rule}
+    return gold_value in results and value in results
+
+
+_QUARTILE_RULES = ("halves without the median", "halves with the median", "(n+1)p", "(n-1)p+1")
+
+
+def _quartiles(data: list[Fraction], rule: str) -> tuple[Fraction, Fraction]:
+    n = len(data)
+    if rule.startswith("halves"):
+        half = n // 2 + (n % 2 if rule == "halves with the median" else 0)
+        return _median(data[:half]), _median(data[n - half :])
+    return tuple(_interpolated(data, p, rule) for p in (Fraction(1, 4), Fraction(3, 4)))
+
+
+def _median(data: list[Fraction]) -> Fraction:
+    middle = len(data) // 2
+    return data[middle] if len(data) % 2 else (data[middle - 1] + data[middle]) / 2
+
+
+def _interpolated(data: list[Fraction], p: Fraction, rule: str) -> Fraction:
+    position = (len(data) + 1) * p if rule == "(n+1)p" else (len(data) - 1) * p + 1
+    position = min(max(position, Fraction(1)), Fraction(len(data)))
+    below = int(position)
+    if below >= len(data):
+        return data[-1]
+    return data[below - 1] + (position - below) * (data[below] - data[below - 1])
 
 
 def _percent_for_proportion(gold: str, stated: StatedAnswer) -> bool:

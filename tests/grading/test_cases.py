@@ -19,13 +19,15 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 WRITTEN = DATA_DIR / "written_realistic.jsonl"
 # file: (most silent errors, most rows flagged)
 DATA_FLOORS = {
-    "written_realistic.jsonl": (0, 37),
+    "written_realistic.jsonl": (0, 38),
     "heldout_realistic_A.jsonl": (1, 28),
     "heldout_realistic_B.jsonl": (1, 27),
     "heldout_realistic_C.jsonl": (0, 25),
     "heldout_realistic_D.jsonl": (0, 27),
     "heldout_peer_E.jsonl": (1, 27),
-    "peer_mario_eval.jsonl": (2, 13),
+    # peer_mario-055 ([2^{1/2^{1000}}, ∞) for [1, ∞)) ends at its time limit on a busy machine
+    # (flagged) and not on a quiet one (silent): either way stays within these.
+    "peer_mario_eval.jsonl": (3, 13),
     # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9, 12, 8 and 3 silent
     # errors on arrival.
     "heldout_realistic_F.jsonl": (5, 46),
@@ -46,10 +48,10 @@ DATA_FLOORS = {
     # Written after the fifth pass: 5 silent errors on arrival.
     "heldout_realistic_S.jsonl": (3, 37),
     # Written after S: 5 and 13 silent errors on arrival.
-    "heldout_realistic_T.jsonl": (4, 39),
+    "heldout_realistic_T.jsonl": (4, 40),
     "heldout_mixed_U.jsonl": (4, 41),
     # Written after T and U: 9 and 5 silent errors on arrival.
-    "heldout_realistic_V.jsonl": (4, 32),
+    "heldout_realistic_V.jsonl": (4, 33),
     "heldout_mixed_W.jsonl": (1, 36),
     # Written after V and W: 4 and 8 silent errors on arrival.
     "heldout_realistic_X.jsonl": (0, 42),
@@ -57,7 +59,7 @@ DATA_FLOORS = {
     # Written after X and Y: 9, 3, 11 and 4 silent errors on arrival.
     "heldout_realistic_AA.jsonl": (3, 32),
     "heldout_mixed_AB.jsonl": (0, 38),
-    "heldout_realistic_AC.jsonl": (6, 37),
+    "heldout_realistic_AC.jsonl": (6, 38),
     "heldout_mixed_AD.jsonl": (3, 48),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
     "heldout_realistic_AE.jsonl": (2, 35),
@@ -68,16 +70,16 @@ DATA_FLOORS = {
     # flagged, most by a Markdown heading read as a GSM8K answer line).
     "heldout_realistic_AI.jsonl": (3, 33),
     "heldout_mixed_AJ.jsonl": (0, 35),
-    "heldout_realistic_AK.jsonl": (3, 44),
+    "heldout_realistic_AK.jsonl": (3, 45),
     "heldout_mixed_AL.jsonl": (4, 45),
     # Written after AI to AL: 10, 7, 6 and 5 silent errors on arrival (AN and AP with base
     # models' invented turns after the answer).
-    "heldout_realistic_AM.jsonl": (5, 33),
+    "heldout_realistic_AM.jsonl": (5, 35),
     "heldout_mixed_AN.jsonl": (4, 36),
     "heldout_realistic_AO.jsonl": (4, 33),
     "heldout_mixed_AP.jsonl": (1, 54),
     # Written after AM to AP: 9, 4, 2 and 11 silent errors on arrival.
-    "heldout_realistic_AQ.jsonl": (6, 36),
+    "heldout_realistic_AQ.jsonl": (6, 37),
     "heldout_mixed_AR.jsonl": (1, 56),
     "heldout_realistic_AS.jsonl": (0, 45),
     "heldout_mixed_AT.jsonl": (7, 49),
@@ -110,7 +112,7 @@ DATA_FLOORS = {
     # languages).
     "heldout_realistic_BK.jsonl": (2, 31),
     "heldout_mixed_BL.jsonl": (1, 52),
-    "heldout_realistic_BM.jsonl": (5, 23),
+    "heldout_realistic_BM.jsonl": (5, 24),
     "heldout_mixed_BN.jsonl": (3, 53),
     # Written after BK to BN: 1, 4, 3 and 7 silent errors on arrival (BR, yes/no answers that
     # their own explanation denies, in English and German).
@@ -126,10 +128,10 @@ DATA_FLOORS = {
     "heldout_mixed_BV.jsonl": (3, 49),
     # Written after BS to BV: 6, 11, 4 and 8 silent errors on arrival (BX, programs' printed
     # output: several values printed, floats printed in full, a given number factored).
-    "heldout_realistic_BW.jsonl": (3, 31),
+    "heldout_realistic_BW.jsonl": (3, 32),
     "heldout_mixed_BX.jsonl": (4, 36),
     "heldout_realistic_BY.jsonl": (1, 43),
-    "heldout_mixed_BZ.jsonl": (5, 40),
+    "heldout_mixed_BZ.jsonl": (5, 41),
     # Written after BW to BZ: 6, 4, 7 and 10 silent errors on arrival (CD, numbers in other
     # scripts and forms: Arabic-Indic digits, thin spaces, 万 and lakh, "या" for "or").
     "heldout_realistic_CA.jsonl": (2, 36),
@@ -141,6 +143,24 @@ DATA_FLOORS = {
     "heldout_mixed_CF.jsonl": (1, 46),
     "heldout_realistic_CG.jsonl": (4, 58),
     "heldout_mixed_CH.jsonl": (0, 47),
+    # Written after CE to CH: 4, 7, 9 and 1 silent errors on arrival (CJ, yes/no in ten
+    # languages, where "no" also denies other things: "has no prime factors other than 2").
+    "heldout_realistic_CI.jsonl": (0, 36),
+    "heldout_mixed_CJ.jsonl": (3, 68),
+    "heldout_realistic_CK.jsonl": (2, 40),
+    "heldout_mixed_CL.jsonl": (1, 46),
+    # Written after CI to CL: 7, 13, 3 and 3 silent errors on arrival (CN, numbers as other
+    # locales write them: decimal commas in Polish and Italian, "1,2 Milliarden", "$2.5M").
+    "heldout_realistic_CM.jsonl": (3, 34),
+    "heldout_mixed_CN.jsonl": (4, 83),
+    "heldout_realistic_CO.jsonl": (2, 37),
+    "heldout_mixed_CP.jsonl": (3, 33),
+    # Written after CM to CP: 6, 12, 15 and 12 silent errors on arrival (CS, calculus: tan⁻¹
+    # for arctan, "converges conditionally"; CT, Chinese answers with full-width forms).
+    "heldout_realistic_CQ.jsonl": (5, 61),
+    "heldout_mixed_CR.jsonl": (9, 33),
+    "heldout_realistic_CS.jsonl": (8, 34),
+    "heldout_mixed_CT.jsonl": (10, 52),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -2729,3 +2729,313 @@ def test_an_answer_stated_before_its_reason_or_in_latex_spacing_is_read(gold, ou
 )
 def test_an_answer_offered_otherwise_or_left_general_is_flagged(gold, output, problem, reason):
     assert reason in reasons(grade(gold, output, problem))
+
+
+# Round sixteen (CI to CL): docs/grading.md, "Round sixteen".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "(-2, 5)",
+            "Completing the square gives $(x + 2)^2 + (y - 5)^2 = 16$.\n\n"
+            "The center is at $(-2, 5)$ and the radius is $4$.",
+            "What is the center of the circle $x^2 + 4x + y^2 - 10y + 13 = 0$?",
+        ),
+        (
+            "4\\sqrt{3}",
+            "The sides are in the ratio $1 : \\sqrt{3} : 2$, so with hypotenuse 8:\n\n"
+            "So the longer leg is $4\\sqrt{3}$ and the shorter leg is $4$.",
+            "A 30-60-90 triangle has hypotenuse 8. What is the length of the longer leg?",
+        ),
+        (
+            "\\frac{1}{10000}",
+            "There are 10,000 four-digit codes and one opens the safe.\n\n"
+            "So the chance of guessing it is 1 in 10,000.",
+            "A safe has a 4-digit code. What is the probability that a random guess opens it?",
+        ),
+        (
+            "\\frac{1}{2}",
+            "Ten of the twenty marbles are red.\n\nSo it's a 50-50 chance.",
+            "A bag has 10 red and 10 blue marbles. What is the probability of drawing a red one?",
+        ),
+        (
+            "\\text{mean } 5,\\ \\text{median } 4,\\ \\text{range } 9",
+            "Sorted: 1, 3, 4, 7, 10.\n\n**Mean = 5, median = 4, range = 9**",
+            "Find the mean, median and range of 7, 1, 10, 3, 4.",
+        ),
+        (
+            "No",
+            "There is no largest even number: adding 2 to any even number gives a larger one.",
+            "Is there a largest even number?",
+        ),
+        (
+            "False",
+            "That statement is incorrect. Glass has no long-range order in its atoms, so it is an "
+            "amorphous solid.",
+            "True or False: Glass is a crystalline solid.",
+        ),
+    ],
+)
+def test_the_part_asked_for_or_a_chance_in_words_is_read(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "6",
+            "```python\nimport numpy as np\nprint(np.percentile([2, 4, 6, 8, 10, 12], [25, 75]))\n```\n"
+            "Output: [4.5 9.5]\n\nSo the interquartile range is **5.0**.",
+            "Find the interquartile range of 2, 4, 6, 8, 10, 12.",
+            "spread_convention",
+        ),
+        (
+            "\\frac{1}{4}",
+            "There are 13 hearts among 52 cards, so the probability is 13/5",
+            "A card is drawn from a standard deck. What is the probability that it is a heart?",
+            "truncated",
+        ),
+        (
+            "\\frac{\\pi}{4}",
+            "The radius is $50$ cm, so the area is $\\boxed{2500\\pi \\text{ cm}^2}$.",
+            "A circle has a diameter of 100 cm. What is its area in square meters?",
+            "unit_mismatch",
+        ),
+        (
+            "12\\sqrt{2}",
+            "$A = \\frac{1}{2} \\cdot 6 \\cdot 8 \\sin 45^\\circ = 12\\sqrt{2}$\n\n"
+            "So the area of the triangle is $12\\sqrt2$.\n\n**Final Answer:** $\\boxed{24\\sqrt{2}}$",
+            "Two sides of a triangle are 6 and 8 and the angle between them is 45°. Find its area.",
+            "gold_stated_elsewhere",
+        ),
+        (
+            "\\frac{3}{8}",
+            "Three of the eight outcomes have exactly two heads.\n\n$$\\boxed{\\frac{3}{8}}$$\n\n"
+            "So there's roughly a 5 in 8 chance of exactly two heads.",
+            "Three coins are tossed. What is the probability of exactly two heads?",
+            "multiple_answers",
+        ),
+        (
+            "B",
+            "Each draw is independent, so it is 1/4.\n\nSo the answer is (B), or (D) if the cards are not replaced.",
+            "A card is drawn twice with replacement. What is the probability both are hearts?\n"
+            "(A) 1/2  (B) 1/16  (C) 1/8  (D) 1/17",
+            "hedged",
+        ),
+        (
+            "B",
+            "The determinant is 0, so the matrix has no inverse.\n\nAnswer: A. No",
+            "Is the matrix [[2, 4], [1, 2]] invertible?\nA. Yes\nB. No",
+            "letter_value_mismatch",
+        ),
+    ],
+)
+def test_a_convention_a_cut_or_a_second_value_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        (
+            "Its denominator 16 has no prime factors other than 2, so the decimal ends: 0.4375.",
+            "Is $\\frac{7}{16}$ a terminating decimal?",
+        ),
+        (
+            "Whether 1 is prime depends on the definition: the answer is yes or no depending on "
+            "which convention you follow.",
+            "Is $1$ a prime number?",
+        ),
+    ],
+)
+def test_a_no_that_denies_something_else_or_a_yes_or_no_is_no_verdict(output, problem):
+    graded = grade("Yes", output, problem)
+
+    assert graded.needs_review
+
+
+# Round seventeen (CM to CP): docs/grading.md, "Round seventeen".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "\\frac{7}{2}",
+            "$2x = 7$\n\n$x = 3{,}5$\n\nOdpowiedź: $\\boxed{3{,}5}$",
+            "Rozwiąż równanie $2x - 1 = 6$.",
+        ),
+        (
+            "\\frac{2}{3}",
+            "$2 : 3 = 0{,}666\\ldots$\n\nRisultato: $0{,}\\overline{6}$",
+            "Dividi 2 per 3.",
+        ),
+        (
+            "3400000000",
+            "1,7 Mrd. · 2 = 3,4 Mrd.\n\nErgebnis: 3,4 Milliarden",
+            "Berechne 1,7 Milliarden · 2.",
+        ),
+        ("57", "19 · 3 = siebenundfünfzig.", "Wie viel ist 19 · 3?"),
+        (
+            "4500000",
+            "Q1: $3.2M\nQ2: $1.3M\n\nTotal: **$4.5M**",
+            "Sales were $3.2 million in the first half and $1,300,000 in the second. What were the "
+            "total sales, in dollars?",
+        ),
+        (
+            "\\text{no solution}",
+            "Subtracting the equations gives 0 = 3, so the system has no solution: the lines "
+            "are parallel.",
+            "How many solutions does the system $x + y = 1$, $x + y = 4$ have?",
+        ),
+    ],
+)
+def test_numbers_of_other_locales_and_a_clause_before_its_detail_are_read(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "2 \\pm \\sqrt{3}",
+            "By the quadratic formula,\n\\[\nx = 2 \\pm \\sqrt{3}.\n\\]\n"
+            "The solutions are \\(\\boxed{x \\approx 3.732 \\text{ or } x \\approx 0.268}\\).",
+            "Solve $x^2 - 4x + 1 = 0$.",
+            "approximate_answer",
+        ),
+        (
+            "0, 9",
+            "Dividing by $x$ gives $x = 9$.\n\n$$\\boxed{9}$$\n\n(There is also the solution $x = 0$.)",
+            "Solve $x^2 = 9x$.",
+            "partial_match",
+        ),
+        (
+            "[1, \\infty)",
+            "Since $\\sqrt{x} \\ge 0$, $g(x) \\ge 1$.\n\nSo the range is $[1, \\infty)$, or "
+            "$(1, \\infty)$ if we leave out $x = 0$.",
+            "What is the range of $g(x) = \\sqrt{x} + 1$?",
+            "hedged",
+        ),
+        (
+            "0.03",
+            "1 ‰ = 10 %, więc 0,3 ‰ = 3 %.\n\nOdpowiedź: 3 %",
+            "Stężenie wynosi 0,3 promila. Ile to procent?",
+            "unit_mismatch",
+        ),
+        (
+            "3.5",
+            "7 ÷ 2 = 3 remainder 1, and half an hour is 30 minutes, so it takes 3 h 30 min.\n\n"
+            "**The trip takes 3.30 hours.**",
+            "A cyclist rides 42 km at 12 km/h. How many hours does the ride take?",
+            "number_format",
+        ),
+        (
+            "4\\sqrt{3}",
+            "So $A = 60^\\circ$ or $A = 120^\\circ$, which give two triangles.\n\n"
+            "**Answer:** $PQ = 4\\sqrt{3}$ or $PQ = 4\\sqrt{7}$.",
+            "In triangle $PQR$, $PR = 4$, $QR = 8$ and the area is $8\\sqrt{3}$. Find $PQ$.",
+            "hedged",
+        ),
+    ],
+)
+def test_roots_rounded_offered_or_written_as_clock_time_are_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
+
+
+# Round eighteen (CQ to CT): docs/grading.md, "Round eighteen".
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "A",
+            "Quantity A: 3^2 = 9.\nQuantity B: 2^3 = 8.\n\n9 > 8, so Quantity A is greater.",
+            "Quantity A: $3^2$\nQuantity B: $2^3$\n\n(A) Quantity A is greater.\n"
+            "(B) Quantity B is greater.\n(C) The two quantities are equal.",
+        ),
+        (
+            "\\arcsin x + C",
+            "The derivative of sin⁻¹(x) is 1/√(1 − x²).\n\nSo the answer is sin⁻¹(x) + C.",
+            "Find $\\int \\frac{dx}{\\sqrt{1 - x^2}}$.",
+        ),
+        (
+            "\\text{absolutely convergent}",
+            "The series of absolute values is a convergent p-series (p = 2).\n\n"
+            "Therefore the series **converges absolutely**.",
+            "Classify $\\sum \\frac{(-1)^n}{n^2}$ as absolutely convergent, conditionally "
+            "convergent, or divergent.",
+        ),
+        (
+            "Plan B",
+            "Plan A: $30 + 12 × $2 = $54\nPlan B: $20 + 12 × $2.50 = $50\n\n"
+            "Since $50 < $54, Plan B is cheaper, by $4.",
+            "Which plan is cheaper for 12 rides?",
+        ),
+    ],
+)
+def test_an_option_or_a_classification_said_in_its_clause_is_read(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "C",
+            "共有 3 × 2 × 1 = 6 种排法。\n\n答案：B（6 种）",
+            "3 个人排成一排，共有多少种排法？\nA. 3　B. 4　C. 6　D. 9",
+            "letter_value_mismatch",
+        ),
+        (
+            "B",
+            "解：$\\cos60^\\circ=\\frac{1}{2}$，\n故选 C．",
+            "$\\cos 60^\\circ$ 的值为（　　）\nA. $-\\frac{1}{2}$　　B. $\\frac{1}{2}$　　"
+            "C. $\\frac{\\sqrt{3}}{2}$　　D. $1$",
+            "letter_value_mismatch",
+        ),
+        (
+            "\\text{conditionally convergent}",
+            "By the alternating series test the series converges.\n\n$$\\boxed{\\text{Converges}}$$",
+            "Classify $\\sum \\frac{(-1)^n}{\\sqrt{n}}$ as absolutely convergent, conditionally "
+            "convergent, or divergent.",
+            "partial_match",
+        ),
+        (
+            "\\frac{1}{24}",
+            "The Maclaurin series of $\\cos x$ is $1 - \\frac{x^2}{2} + \\frac{x^4}{24} - \\cdots$\n"
+            "So the $x^4$ term is\n$$\\boxed{\\frac{x^4}{24}}$$",
+            "What is the coefficient of $x^4$ in the Maclaurin series of $\\cos x$?",
+            "form_requested",
+        ),
+        (
+            "40\\pi",
+            "dA/dt = 2πr · dr/dt = 2π(10)(2) ≈ 125.7 cm²/s\n\n**Answer: ≈ 125.7 cm²/s**",
+            "The radius of a circle grows at 2 cm/s. How fast is its area growing when the "
+            "radius is 10 cm?",
+            "approximate_answer",
+        ),
+    ],
+)
+def test_a_letter_against_its_value_a_part_or_a_term_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem))
+
+
+def test_a_gold_of_two_values_joined_by_or_needs_both():
+    output = "由正弦定理得 $\\sin A=\\frac{\\sqrt3}{2}$，\n所以 $A=60^\\circ$。"
+    problem = "在 $\\triangle ABC$ 中，$a=\\sqrt{3}$，$b=\\sqrt{2}$，$B=45^\\circ$，求角 $A$。"
+
+    assert grade("60^\\circ或120^\\circ", output, problem).auto_verdict is Verdict.INCORRECT
