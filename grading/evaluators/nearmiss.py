@@ -261,10 +261,12 @@ def _other_roots_after(gold: str, answer: str, output: str, candidates: Candidat
     end = text_end(output, final) if final is not None and len(values) > 1 else None
     if end is None:
         return False
+    after = [m.group(1).replace("−", "-") for m in _ASSIGNED_AFTER.finditer(output[end:])]
+    if not after:
+        return False
     missing = [v for v in values if not compare_values(v, answer).equal]
     if len(missing) != len(values) - 1:
         return False
-    after = [m.group(1).replace("−", "-") for m in _ASSIGNED_AFTER.finditer(output[end:])]
     return all(any(compare_values(v, given).equal for given in after) for v in missing)
 
 
@@ -297,8 +299,10 @@ def _cut_short_of_gold(gold: str, output: str, candidates: Candidates) -> bool:
     a few more digits ("… so the probability is 27/2" for 27/216 = 1/8): cut off, not wrong."""
     final = candidates.final
     text = output.rstrip()
-    end = _ENDS_ON_NUMBER.search(text)
-    if final is None or final.cue not in (*PLAIN_CUES, CONCLUSION) or end is None:
+    if final is None or final.cue not in (*PLAIN_CUES, CONCLUSION) or not text[-1:].isdigit():
+        return False
+    end = _ENDS_ON_NUMBER.search(text, max(0, len(text) - 40))
+    if end is None:
         return False
     if not _WORD_BEFORE.search(text, text.rfind("\n") + 1, end.start()):
         return False  # a reply that is a number ("25"), not a sentence cut off
@@ -445,7 +449,8 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     values = [read_answer(equation.group(1)).expression] if equation else []  # "62 stickers"
     values += [m.group(1) for m in _NAMED_VALUE.finditer(lines[-1])]
     values += [m.group(1) for m in _COUNT_SAID.finditer(lines[-1])]
-    values += [m.group(1) for m in _NAMED_MATH.finditer(lines[-1])]  # "is $18\sqrt3$"
+    # "is $18\sqrt3$"; "is $\frac{3s^2/16}{s^2} = \frac{3}{16}$" states what it comes to
+    values += [m.group(1).rpartition("=")[2] for m in _NAMED_MATH.finditer(lines[-1])]
     listed = _NAMED_LIST.search(lines[-1])
     if listed:
         values.append(read_answer(listed.group(1)).expression)
@@ -613,9 +618,11 @@ def _other_quartile_rule(gold: str, answer: str, problem: str) -> bool:
     use (the medians of the halves, with or without the middle value; interpolation at
     (n + 1)p or (n − 1)p + 1, as NumPy does), where the question names none."""
     asked = _QUARTILE_ASKED.search(_question(problem))
-    lists = [m.group(0) for m in _DATA_LIST.finditer(problem)]
+    lists = [m.group(0) for m in _DATA_LIST.finditer(problem)] if asked else []
+    if not lists:
+        return False
     gold_value, value = _value(gold), _value(answer)
-    if asked is None or not lists or gold_value is None or value is None or gold_value == value:
+    if gold_value is None or value is None or gold_value == value:
         return False
     data = sorted(
         Fraction(x.strip().removeprefix("and").strip()) for x in max(lists, key=len).split(",")
