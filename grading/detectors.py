@@ -437,7 +437,7 @@ def states_different_answers(
 
 def _far_apart(candidate: Candidate, final: Candidate | None) -> bool:
     """Two numbers further apart than a rounding takes one from the other: "roughly a 5 in 7
-    chance" after $\boxed{\frac{2}{7}}$ is another answer, "about 0.29" is the same."""
+    chance" after $\\boxed{\\frac{2}{7}}$ is another answer, "about 0.29" is the same."""
     if final is None:
         return False
     read = [read_answer(c.text) for c in (candidate, final)]

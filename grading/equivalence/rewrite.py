@@ -662,7 +662,7 @@ _INVERSE_TRIG = re.compile(r"(?<![A-Za-z])\\?(sin|cos|tan|cot|sec|csc)\s*\^\s*\{
 
 
 def inverse_trig_powers(text: str) -> str:
-    """``\tan^{-1}(x)`` is ``\arctan(x)`` (and ``sin⁻¹`` ``\arcsin``): the power -1 on a
+    """``\\tan^{-1}(x)`` is ``\\arctan(x)`` (and ``sin⁻¹`` ``\\arcsin``): the power -1 on a
     trigonometric function names its inverse, as calculators and textbooks write it."""
     if "-1" not in text.replace(" ", ""):
         return text

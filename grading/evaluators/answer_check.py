@@ -507,7 +507,7 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     not exist") and words of the question around them: "a thursday" for "Thursday", "an odd
     function" for "odd" when the question asks whether "the function" is even, odd, or
     neither. Another option or a negation ("odd and even", "not odd") is not the gold."""
-    gold_text = _same_words(re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", gold).strip().lower())
+    gold_text = _gold_words(gold)
     if not _WORDS_ONLY.fullmatch(gold_text):  # "-i" is mathematics
         return False
     gold_words = _TEXT_WORD.findall(gold_text)
@@ -547,6 +547,11 @@ def _same_words(text: str) -> str:
     return text
 
 
+def _gold_words(gold: str) -> str:
+    """A text gold's words, lower case, in the forms ``_same_words`` gives them."""
+    return _same_words(re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", gold).strip().lower())
+
+
 def _clauses(sentence: str) -> list[str]:
     """The sentence, then each of its clauses between commas, semicolons and colons."""
     return [sentence, *re.split(r"[,;:，；：]", sentence)]
@@ -555,8 +560,7 @@ def _clauses(sentence: str) -> list[str]:
 def _names_part_of_the_gold(gold: str, expression: str) -> bool:
     """A text answer whose words are some of the gold's, not all: "Converges" for
     "conditionally convergent"."""
-    gold_text = re.sub(r"\\text\{([^{}]*)\}", r"\1", gold).lower()
-    gold_words = set(_TEXT_WORD.findall(_same_words(gold_text)))
+    gold_words = set(_TEXT_WORD.findall(_gold_words(gold)))
     answer_words = set(_TEXT_WORD.findall(_same_words(expression.lower()))) - _ARTICLES
     return bool(answer_words) and answer_words < gold_words
 

@@ -255,7 +255,7 @@ _ASSIGNED_AFTER = re.compile(r"(?<![A-Za-z\\])[A-Za-z]\s*=\s*([-−]?\d+(?:\.\d+
 
 def _other_roots_after(gold: str, answer: str, output: str, candidates: Candidates) -> bool:
     """The answer is one of the gold's listed values and the text after it gives the others
-    ("$\boxed{4}$ (There is also the trivial solution $x = 0$.)" for "0, 4")."""
+    ("$\\boxed{4}$ (There is also the trivial solution $x = 0$.)" for "0, 4")."""
     final = candidates.final
     values = [v.strip() for v in _TOP_LEVEL_COMMA.split(gold.strip().strip("$")) if v.strip()]
     end = text_end(output, final) if final is not None and len(values) > 1 else None
