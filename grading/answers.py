@@ -510,7 +510,12 @@ def _far_apart(text: str, other: str) -> bool:
         value, second = float(stated.group(0).replace("−", "-")), float(other)
     except (AttributeError, ValueError):
         return False
-    return abs(value - second) > _ROUNDING_GAP * max(abs(value), abs(second))
+    return beyond_rounding(value, second)
+
+
+def beyond_rounding(first: float, second: float) -> bool:
+    """Two numbers further apart than rounding one gives the other (5% of the larger)."""
+    return abs(first - second) > _ROUNDING_GAP * max(abs(first), abs(second))
 
 
 def _compound_quantity(text: str) -> tuple[str, str] | None:

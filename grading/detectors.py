@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from grading.answer_type import is_multi_part
-from grading.answers import is_sentence, read_answer
+from grading.answers import beyond_rounding, is_sentence, read_answer
 from grading.candidates import (
     ANSWER_MARKER,
     BOLD,
@@ -130,8 +130,6 @@ _OPERATION = re.compile(
     r"(?<![\w.^{=])(?<!=\s)(-?\d+(?:\.\d+)?)\s*(?:[-+×*−]|\\times|\\cdot)\s*\d+(?:\.\d+)?"
     r"\s*=\s*(-?\d+(?:\.\d+)?)(?![\d.])"
 )
-# How far a rounded value may be from the exact one (relative): "about 0.29" for 2/7.
-_ROUNDING_GAP = 0.05
 _CALLED_APPROXIMATE = re.compile(
     r"\b(?:about|approximately|roughly|around|nearly|almost|just\s+(?:under|over)"
     r"|a\s+(?:bit|little)\s+(?:under|over|more\s+than|less\s+than))\s+\S",
@@ -444,7 +442,7 @@ def _far_apart(candidate: Candidate, final: Candidate | None) -> bool:
     values = [numeric_value(r.expression) for r in read]
     if None in values or read[0].units != read[1].units:  # "about 54 cents" after $0.54
         return False
-    return abs(values[0] - values[1]) > _ROUNDING_GAP * max(abs(values[0]), abs(values[1]))
+    return beyond_rounding(*values)
 
 
 def _mentions(sentence: str, name: str) -> bool:

@@ -96,6 +96,15 @@ def _database_url() -> str:
     )
 
 
+def each_process(processes: list[psutil.Process], action: Callable[[psutil.Process], None]) -> None:
+    """Apply ``action`` (kill, suspend, resume) to each process that still exists."""
+    for process in processes:
+        try:
+            action(process)
+        except psutil.NoSuchProcess:
+            pass
+
+
 @dataclass
 class WorkerProcess:
     """One ``celery -A reviewer worker`` process and the processes it started."""
@@ -128,27 +137,15 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL the whole tree at once, as if the machine had lost the worker."""
-        for process in self.tree():
-            try:
-                process.kill()
-            except psutil.NoSuchProcess:
-                pass
+        each_process(self.tree(), psutil.Process.kill)
         self.process.wait(timeout=30)
 
     def freeze(self) -> None:
         """SIGSTOP the whole tree, so that nothing it does can race with what a test reads next."""
-        for process in self.tree():
-            try:
-                process.suspend()
-            except psutil.NoSuchProcess:
-                pass
+        each_process(self.tree(), psutil.Process.suspend)
 
     def thaw(self) -> None:
-        for process in self.tree():
-            try:
-                process.resume()
-            except psutil.NoSuchProcess:
-                pass
+        each_process(self.tree(), psutil.Process.resume)
 
     def stop(self) -> None:
         """Warm shutdown, then kill whatever is left."""
@@ -159,11 +156,7 @@ class WorkerProcess:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 pass
-        for process in tree:
-            try:
-                process.kill()
-            except psutil.NoSuchProcess:
-                pass
+        each_process(tree, psutil.Process.kill)
         if self.process.poll() is None:
             self.process.wait(timeout=10)
 

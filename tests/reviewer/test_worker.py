@@ -13,7 +13,7 @@ from django.db.models import Count
 from grading.evaluators import DEFAULT_EVALUATORS
 from reviewer import services
 from reviewer.models import Evaluation, Item, Run
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, each_process
 from tests.factories import ProjectFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -145,11 +145,7 @@ def kill_pool_child(worker) -> bool:
     """SIGKILL the worker's task process and the grading processes under it, like the OOM killer."""
     children = worker.pool_children()
     for child in children:
-        for process in [*child.children(recursive=True), child]:
-            try:
-                process.kill()
-            except psutil.NoSuchProcess:
-                pass
+        each_process([*child.children(recursive=True), child], psutil.Process.kill)
     return bool(children)
 
 
