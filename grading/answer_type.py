@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from grading.evaluators.choice import gold_choice
+from grading.option_lists import gold_option_list
 from grading.types import AnswerType
 
 # Golds longer than this are classified by their beginning (and, for integers, a digit scan).
@@ -48,6 +49,8 @@ def classify(gold: str) -> AnswerType:
     choice = gold_choice(text)
     if choice is not None:
         return AnswerType.YES_NO if choice[0] == "yes_no" else AnswerType.LETTER
+    if gold_option_list(text) is not None:
+        return AnswerType.OPTION_LIST
     if _MATRIX.search(text):
         return AnswerType.MATRIX
     bare = _NOISE.sub("", text).replace(" ", "")

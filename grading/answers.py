@@ -129,8 +129,10 @@ _ALL_SUCH = re.compile(
 _LEADING_CJK = re.compile(r"^[\u3040-\u30ff\u4e00-\u9fff]{1,8}\s*(?=[-−\d$\\(])")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\%|\s*%)?")
+# The unit may be a rate: "8\ \text{L}/100\ \text{km}".
 _UNIT_TEXT = re.compile(
-    r"\s*\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{\s*([^{}]*)\}(\^\{?[23]\}?)?\s*$"
+    r"\s*\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{\s*([^{}]*)\}(\^\{?[23]\}?)?"
+    r"(\s*/\s*\d*(?:\\[ ,;]|\s)*\\(?:text|mathrm)\s*\{[^{}]*\})?\s*$"
 )
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
@@ -312,6 +314,9 @@ def _reals_except(text: str) -> str:
     match = _ALL_REALS_EXCEPT.fullmatch(text.strip().rstrip("."))
     if match is None:
         return text
+    restated = _RESTATED.search(match.group(1))  # ", i.e. \{y \mid y \neq 2\}" says it again
+    if restated is not None and restated.start() > 0:
+        return _reals_except(text[: match.start(1) + restated.start()])
     parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", match.group(1).strip())
     values = []
     for part in filter(str.strip, parts):
@@ -694,6 +699,9 @@ def _listed_spans(text: str, spans: list[str]) -> str:
     return (" or " if re.search(r"\bor\b", between) else ", ").join(s.strip() for s in spans)
 
 
+_SPACING_BEFORE_UNIT = re.compile(r"(?:\\[ ,;:!]|\\q?quad\b|~|\s)*\\?$")
+
+
 def _split_units(text: str) -> tuple[str, str]:
     listed = _UNIT_LIST.fullmatch(text)
     if listed:  # "200 ml and 400 ml": the numbers, listed
@@ -702,9 +710,10 @@ def _split_units(text: str) -> tuple[str, str]:
         return ", ".join(numbers), units
     unit_text = _UNIT_TEXT.search(text)
     if unit_text and unit_text.start() > 0 and not _number_phrase(unit_text.group(1)):
-        return text[: unit_text.start()].strip(), unit_text.group(1).strip() + (
-            unit_text.group(2) or ""
-        )
+        # "5400\ \text{cm}^2": LaTeX's spacing before the unit goes with it
+        value = _SPACING_BEFORE_UNIT.sub("", text[: unit_text.start()])
+        per = re.sub(r"\\(?:text|mathrm)\s*\{([^{}]*)\}|\\[ ,;]", r"\1", unit_text.group(3) or "")
+        return value, unit_text.group(1).strip() + (unit_text.group(2) or "") + per
     words = _TRAILING_WORDS.search(text)
     if words and words.start() > 0 and not re.search(r"\b(?:or|and|ou|oder)\b", words.group(1)):
         return text[: words.start()].strip(), words.group(1).strip()

@@ -160,6 +160,8 @@ def detect(
     )
     if cut_off:
         findings.append("truncated")
+    if answer_type is AnswerType.OPTION_LIST:  # listing options is how it answers
+        return tuple(findings)
     if lists_options(sample.output, candidates, sample.problem):
         findings.append("options_listed")
     if answer_type in (AnswerType.YES_NO, AnswerType.LETTER):

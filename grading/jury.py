@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from grading import reasons
 from grading.types import (
-    CHOICE_ANSWER_TYPES,
+    OPTION_ANSWER_TYPES,
     AnswerType,
     Evaluation,
     GradedSample,
@@ -53,7 +53,7 @@ class JuryPolicy:
 
     def panel(self, answer_type: AnswerType) -> tuple[str, ...]:
         """The evaluators that apply to ``answer_type``, primary first."""
-        return self.choice_panel if answer_type in CHOICE_ANSWER_TYPES else self.math_panel
+        return self.choice_panel if answer_type in OPTION_ANSWER_TYPES else self.math_panel
 
 
 DEFAULT_POLICY = JuryPolicy()

@@ -38,9 +38,12 @@ class AnswerType(StrEnum):
     TEXT = "text"
     LETTER = "letter"
     YES_NO = "yes_no"
+    OPTION_LIST = "option_list"  # several options: "A, C, D", "TFTF", "1-C, 2-A"
 
 
 CHOICE_ANSWER_TYPES = frozenset({AnswerType.LETTER, AnswerType.YES_NO})
+# Golds that name options rather than values: the choice panel judges them.
+OPTION_ANSWER_TYPES = CHOICE_ANSWER_TYPES | {AnswerType.OPTION_LIST}
 # Golds that are one value, where an answer listing several hedges.
 SINGLE_VALUE_TYPES = frozenset(
     {AnswerType.INTEGER, AnswerType.DECIMAL, AnswerType.FRACTION, AnswerType.EXPRESSION}

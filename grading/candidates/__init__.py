@@ -80,9 +80,16 @@ _DECLARED_OPTION = re.compile(r"(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+\(?|\()
 _DECLARED_LETTER = re.compile(r"(?<![\w'’(])([A-E])$")
 _DECLARED_REACH = 12
 _DECLARED_HINTS = (" is correct", " is the correct", " is right", " is the right")
+_MATH_PARENS = re.compile(r"\\[()]")  # the delimiters of \( x \), not parentheses
 _LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s*")
 _STEP = re.compile(r"(?:step|case|part)\b|\d+[.)]\s", re.IGNORECASE)
-_BOLD_ANSWER = re.compile(r"\d|\\|\b(?:yes|no|true|false)\b|^\(?[A-E]\)?$", re.IGNORECASE)
+# What a bold phrase holds when it is the answer: a number, LaTeX, a choice, or a word answer
+# ("**undefined**", "**no solution**").
+_BOLD_ANSWER = re.compile(
+    r"\d|\\|\b(?:yes|no|true|false|undefined|no (?:real )?solutions?|does not exist|DNE"
+    r"|infinitely many)\b|^\(?[A-E]\)?$",
+    re.IGNORECASE,
+)
 # Words that show the model went back on what it said before.
 _SELF_CORRECTION = re.compile(
     r"\b(?:wait|actually|on second thought|let me re(?:check|consider|do|compute|calculate|think)"
@@ -150,13 +157,27 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
         items.append(first)
     items.extend(last_sentence(tail, offset, what_is_asked(problem)))
     # "}" closing a JSON object, ")" closing a list: a line of brackets states nothing
-    items = _dedup(sorted((c for c in items if not _BRACKETS.fullmatch(c.text)), key=_position))
+    items = _dedup(
+        sorted(
+            (c for c in items if not _BRACKETS.fullmatch(c.text) and not _in_an_aside(c)),
+            key=_position,
+        )
+    )
     items = [
         Candidate(c.text, c.start, c.cue, in_think=c.start < think_end) if think_end else c
         for c in items
     ]
     standing = _standing(items, tail, offset, think_end)
     return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+def _in_an_aside(candidate: Candidate) -> bool:
+    """A statement inside parentheses that close after it ("**undefined** (the graph has a
+    vertical asymptote at x = 1.5)"): a remark on the answer, not the answer."""
+    if candidate.cue != STATEMENT:
+        return False
+    text = _MATH_PARENS.sub("", candidate.text)
+    return text.count(")") > text.count("(") + text.count("[")  # "[3, ∞)" is an interval
 
 
 def _declared_options(tail: str, offset: int) -> Iterator[Candidate]:

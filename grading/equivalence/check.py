@@ -110,9 +110,12 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     if len(sides) < 2 or chain_sides(gold)[1:]:
         # "\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty" and "\\mathbf{u} - \\mathbf{v} = \\langle 3,
         # -2, 2 \\rangle" state their last side
+        # An equation for an equation's gold ("y - x = 2" for "y = x + 2") is compared whole.
         left, _, right = answer.partition("=")
-        asked = len(sides) == 1 and (
-            _OPERATION_SIDE.match(answer) is not None or _names_a_value(left, right)
+        asked = (
+            len(sides) == 1
+            and "=" not in gold
+            and (_OPERATION_SIDE.match(answer) is not None or _names_a_value(left, right))
         )
         return _compare_cached(gold, sides[0] if asked else answer, allow_rename)
     for side in reversed(sides):

@@ -59,7 +59,8 @@ _UNICODE = str.maketrans(
         "٬": ",",
     }
 )
-_BARE_SQRT = re.compile(r"\\sqrt(?=\d)(\d+(?:\.\d+)?)")
+# "√12" and "√x": the root sign and what it applies to, which LaTeX needs braced
+_BARE_SQRT = re.compile(r"\\sqrt(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
 # Runs of superscript and subscript characters: "10⁻¹⁹" is 10^{-19}, "x₁₂" is x_{12}.
 _SUPERSCRIPT_CHARS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
 _SUBSCRIPT_CHARS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋₊", "0123456789-+")
@@ -77,8 +78,8 @@ _REPEATING = re.compile(
 _ELLIPSIS_DECIMAL = re.compile(
     r"(?<![\d.])(-?)(\d*)\.(\d*?)(\d{1,3})\4{2,}\s*(?:\.{3}|\\ldots|\\dots|…)"
 )
-_SET_BUILDER = re.compile(
-    r"\\\{\s*[a-z]\s*(?:\\in\s*\\mathbb\s*\{?R\}?\s*)?(?:\||\\mid|:)\s*(.+?)\s*\\\}"
+_SET_BUILDER = re.compile(  # braces escaped or, as plain-text outputs write them, not
+    r"\\?\{\s*[a-z]\s*(?:\\in\s*\\mathbb\s*\{?R\}?\s*)?(?:\||\\mid|:)\s*(.+?)\s*\\?\}"
 )
 # "\{n \in \mathbb{Z} : -2 \le n \le 2\}": the integers between two bounds.
 _INTEGER_RANGE = re.compile(
@@ -669,8 +670,22 @@ def inverse_trig_powers(text: str) -> str:
     return _INVERSE_TRIG.sub(r"\\arc\1", text)
 
 
+# A function named in plain text: "ln x", "sin(2x)", "log_2 8"; not "sec" (seconds)
+_PLAIN_FUNCTION = re.compile(
+    r"(?<![A-Za-z\\])(arcsin|arccos|arctan|sin|cos|tan|cot|ln|log|exp)(?=[\s(_^{0-9\\])"
+)
+_PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt\s*\(([^()]*)\)")  # "2 sqrt(3)"
+
+
+def plain_function_names(text: str) -> str:
+    """``ln x`` is ``\\ln x`` and ``sqrt(3)`` is ``\\sqrt{3}``: without its backslash a function
+    name reads as a product of letters (l·n·x), as plain-text outputs write it."""
+    return _PLAIN_ROOT.sub(r"\\sqrt{\1}", _PLAIN_FUNCTION.sub(r"\\\1", text))
+
+
 _ORDER = (
     unicode_to_latex,
+    plain_function_names,
     inverse_trig_powers,
     text_labels,
     angle_brackets_to_tuple,

@@ -41,6 +41,7 @@ from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.nearmiss import near_miss_signals
 from grading.gold import gold_is_suspect
+from grading.option_lists import grade_option_list
 from grading.types import (
     CHOICE_ANSWER_TYPES,
     SINGLE_VALUE_TYPES,
@@ -95,6 +96,8 @@ class AnswerCheck:
         kind = classify(sample.gold)
         if kind in CHOICE_ANSWER_TYPES:
             fields = grade_choice(sample, kind, candidates, evaluations)
+        elif kind is AnswerType.OPTION_LIST:
+            fields = grade_option_list(sample, candidates)
         else:
             fields = _grade_math(sample, kind, candidates, evaluations)
         return Evaluation(

@@ -27,11 +27,16 @@ _MANY_ANSWERS = re.compile(
     re.IGNORECASE,
 )
 # Ratios between units of the same quantity (time, length, mass, money, percent).
-_UNIT_RATIOS = frozenset(
-    Fraction(r)
-    for r in (60, 3600, 24, 7, 12, 144, 1728, 100, 1000, 10, 10_000, 1_000_000, Fraction(1, 60))
-) | frozenset(
-    Fraction(1, r) for r in (3600, 24, 7, 12, 144, 1728, 100, 1000, 10, 10_000, 1_000_000)
+# Ratios between units of one quantity; 18/5 is km/h to m/s.
+_UNIT_RATIOS = (
+    frozenset(
+        Fraction(r)
+        for r in (60, 3600, 24, 7, 12, 144, 1728, 100, 1000, 10, 10_000, 1_000_000, Fraction(18, 5))
+    )
+    | frozenset(
+        Fraction(1, r) for r in (60, 3600, 24, 7, 12, 144, 1728, 100, 1000, 10, 10_000, 1_000_000)
+    )
+    | {Fraction(5, 18)}
 )
 # Units a quantity can be converted between (an answer "10 units" names no real unit).
 _UNIT_WORD = re.compile(
@@ -55,6 +60,7 @@ _PERCENT = re.compile(
 _ANGLE_WORDS = re.compile(r"\bangle|\bdegrees?\b|\bargument\b|\^\s*\{?\\circ|°", re.IGNORECASE)
 _PI = re.compile(r"\\pi|π")
 _FRACTION = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
+_TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
 _COMPOUND_TIME = re.compile(
     r"(?:(\d+(?:\.\d+)?)\s*(?:h|hours?|hrs?)\b)?\s*(?:(\d+(?:\.\d+)?)\s*(?:min|minutes?|m)\b)?"
     r"\s*(?:(\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)\b)?",
@@ -741,6 +747,7 @@ def _plain(text: str) -> str:
 
 def _compound_time(text: str) -> list[Fraction]:
     """ "37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; [] when not compound."""
+    text = _TEXT_WRAPPER.sub(r"\1", text)  # "2 \text{ hours } 45 \text{ minutes}"
     for match in _COMPOUND_TIME.finditer(text):
         parts = [Fraction(p) if p else None for p in match.groups()]
         if sum(p is not None for p in parts) < 2:

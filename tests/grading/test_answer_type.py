@@ -37,6 +37,15 @@ from grading.types import AnswerType
         ("(D) Alina", AnswerType.LETTER),
         ("YES", AnswerType.YES_NO),
         ("False", AnswerType.YES_NO),
+        ("A, C, D", AnswerType.OPTION_LIST),
+        ("ACD", AnswerType.OPTION_LIST),
+        ("TFTF", AnswerType.OPTION_LIST),
+        ("True, False, True", AnswerType.OPTION_LIST),
+        ("1-C, 2-A, 3-B", AnswerType.OPTION_LIST),
+        ("①③④", AnswerType.OPTION_LIST),
+        ("(2)(4)", AnswerType.OPTION_LIST),
+        ("i, iii", AnswerType.OPTION_LIST),
+        ("x, y", AnswerType.INTERVAL_OR_SET),
     ],
 )
 def test_gold_is_classified_by_its_shape(gold, expected):

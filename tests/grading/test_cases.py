@@ -82,7 +82,7 @@ DATA_FLOORS = {
     "heldout_realistic_AQ.jsonl": (6, 37),
     "heldout_mixed_AR.jsonl": (1, 56),
     "heldout_realistic_AS.jsonl": (0, 45),
-    "heldout_mixed_AT.jsonl": (7, 49),
+    "heldout_mixed_AT.jsonl": (7, 50),
     # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
     # languages, with 45% of its rows flagged).
     "heldout_realistic_AU.jsonl": (9, 34),
@@ -152,7 +152,7 @@ DATA_FLOORS = {
     # Written after CI to CL: 7, 13, 3 and 3 silent errors on arrival (CN, numbers as other
     # locales write them: decimal commas in Polish and Italian, "1,2 Milliarden", "$2.5M").
     "heldout_realistic_CM.jsonl": (3, 34),
-    "heldout_mixed_CN.jsonl": (4, 83),
+    "heldout_mixed_CN.jsonl": (4, 84),
     "heldout_realistic_CO.jsonl": (2, 37),
     "heldout_mixed_CP.jsonl": (3, 33),
     # Written after CM to CP: 6, 12, 15 and 12 silent errors on arrival (CS, calculus: tan⁻¹
@@ -161,6 +161,12 @@ DATA_FLOORS = {
     "heldout_mixed_CR.jsonl": (9, 33),
     "heldout_realistic_CS.jsonl": (8, 34),
     "heldout_mixed_CT.jsonl": (10, 52),
+    # Written after CQ to CT: 4, 8, 15 and 48 silent errors on arrival (CX, answers naming
+    # several options: "ACD" for "A, C, D", "TFTF", "1-C, 2-A"; CV, another unit than the gold's).
+    "heldout_realistic_CU.jsonl": (4, 30),
+    "heldout_mixed_CV.jsonl": (4, 63),
+    "heldout_realistic_CW.jsonl": (10, 38),
+    "heldout_mixed_CX.jsonl": (14, 32),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -3039,3 +3039,145 @@ def test_a_gold_of_two_values_joined_by_or_needs_both():
     problem = "在 $\\triangle ABC$ 中，$a=\\sqrt{3}$，$b=\\sqrt{2}$，$B=45^\\circ$，求角 $A$。"
 
     assert grade("60^\\circ或120^\\circ", output, problem).auto_verdict is Verdict.INCORRECT
+
+
+# Round nineteen (held-out CU to CX, docs/grading.md): answers that name several options,
+# another unit of the gold's quantity, plain-text functions and set-builder sets.
+
+_PRIMES = "Which of these numbers are prime? Select all that apply.\n(A) 4  (B) 5  (C) 9  (D) 7"
+_ORDERED = "Arrange from smallest to largest.\nA. 0.5  B. 0.05  C. 5  D. 0.005"
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("B, D", "5 and 7 have no divisors but 1 and themselves.\n\nFinal answer: BD", _PRIMES),
+        ("B;D", "The prime numbers are (D) and (B).", _PRIMES),
+        ("BD", "Only 5 and 7 are prime.\n\n$$\\boxed{B,\\ D}$$", _PRIMES),
+        ("BD", "5 is prime: $\\boxed{B}$, and 7 is prime: $\\boxed{D}$", _PRIMES),
+        ("B, D", "Answer: b and d", _PRIMES),
+        ("B, D", "**Answer: all of the options except (A) and (C).**", _PRIMES),
+        ("TFF", "1. True\n2. False\n3. False\n\nAnswer: True, False, False", "Mark T or F."),
+        ("True, False, False", "So:\n1. T\n2. F\n3. F", "Mark each statement T or F."),
+        ("1-B, 2-C, 3-A", "Matching: 1 → B, 2 → C, 3 → A", "Match each item."),
+        ("1-B, 2-C, 3-A", "{1: B, 2: C, 3: A}", "Match each item."),
+        ("②④", "所以正确的是②④。", "下列说法正确的是（多选）"),
+        ("DBAC", "From smallest to largest: D < B < A < C", _ORDERED),
+        ("DBAC", "Largest first: $C > A > B > D$", _ORDERED),
+    ],
+)
+def test_an_answer_naming_several_options_is_compared_label_by_label(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluation("answer_check")
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("B, D", "Final answer: B", _PRIMES),
+        ("B, D", "Final answer: B, C, D", _PRIMES),
+        ("DBAC", "From smallest to largest: D, A, B, C", _ORDERED),
+        ("TFF", "Answer: T, F, T", "Mark T or F."),
+        ("1-B, 2-C, 3-A", "Matching: 1 → C, 2 → B, 3 → A", "Match each item."),
+    ],
+)
+def test_an_answer_naming_other_options_is_incorrect(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        ("The primes are B and D, or possibly just D.", "hedged"),
+        (
+            "So $\\boxed{B, D}$.\n\nIf 1 counted as prime the answer would be $\\boxed{D}$.",
+            "multiple_answers",
+        ),
+        (
+            "**Answer: B, D**\n\nChecking again, 9 = 3 × 3.\n\nSo the answer is B, C, D.",
+            "multiple_answers",
+        ),
+        ("Both of the odd primes are in the list.", "no_answer"),
+    ],
+)
+def test_a_doubt_about_several_options_is_flagged(output, reason):
+    assert reason in reasons(grade("B, D", output, _PRIMES))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "10",
+            "100 m ÷ 10 s = 10 m/s = 36 km/h.\n\n**Her speed is 36 km/h.**",
+            "What is her speed?",
+        ),
+        (
+            "0.54",
+            "60 cm × 90 cm = 5400 cm²\n\n$$\\boxed{5400\\ \\text{cm}^2}$$",
+            "What is its area?",
+        ),
+        (
+            "2 \\text{ hours } 45 \\text{ minutes}",
+            "**The film lasts 165 minutes.**",
+            "How long is it?",
+        ),
+    ],
+)
+def test_the_gold_in_another_unit_of_its_quantity_is_flagged(gold, output, problem):
+    assert "unit_mismatch" in reasons(grade(gold, output, problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "\\frac{\\ln x}{2}",
+            "Swap x and y: x = e^(2y), so y = (1/2) ln x.\n\nf^-1(x) = ln √x",
+            "",
+        ),
+        (
+            "y = 2x - 1",
+            "The slope is 2 and the line passes through (0, -1).\n\n$$\\boxed{y - 2x = -1}$$",
+            "",
+        ),
+        (
+            "(-\\infty,3)\\cup(3,\\infty)",
+            "x - 3 ≠ 0.\n\n**Domain:** {x | x ≠ 3}",
+            "Find the domain.",
+        ),
+        (
+            "(-\\infty,2)\\cup(2,\\infty)",
+            "y = 2 is never reached.\n\n**Range:** all real numbers except 2, i.e. \\( \\{ y \\mid y \\neq 2 \\} \\).",
+            "Find the range.",
+        ),
+        (
+            "\\text{undefined}",
+            "So g(3) is **undefined** (the denominator is \\( 0 \\)).",
+            "What is g(3)?",
+        ),
+        (
+            "8",
+            "36 L ÷ 450 km × 100 = 8\n\n$\\boxed{8\\ \\text{L}/100\\ \\text{km}}$",
+            "Liters per 100 km?",
+        ),
+    ],
+)
+def test_plain_text_functions_set_builder_sets_and_rearranged_equations_are_read(
+    gold, output, problem
+):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluation("answer_check")
+    assert not graded.needs_review, reasons(graded)
+
+
+def test_a_rearranged_equation_of_another_line_is_incorrect():
+    graded = grade("y = 2x - 1", "**The line is y - 2x = 1.**")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
