@@ -23,7 +23,9 @@ from grading.equivalence.rewrite import (
     foreign_number_word,
     fraction_words,
     number_words,
+    plain_pi,
     scale_words,
+    solution_set_notation,
     unicode_to_latex,
     words_to_number,
 )
@@ -43,7 +45,8 @@ _TRAILING = re.compile(r"[\s.,;:!?。]+$")
 _LEADING = re.compile(r"^[\s:*#>]+")
 _CLAUSE = re.compile(
     r",\s*(?:which|since|because|so|as|and\s+so|that|for|per|or\s+about|about|if|unless"
-    r"|assuming)\b|,?\s+(?:because|since|which|per\s+\w+|depending\s+on)\b|;\s"
+    r"|assuming)\b|,?\s+(?:because|since|which|per\s+\w+|depending\s+on)\b"
+    r"|;\s(?!\s*\$?[a-z]\s*=)"  # not "x = 3; y = -2", a list of values
     r"|\s\(\s*(?:since|because|which|i\.e\.|(?:or\s+)?(?:about|approximately|roughly)\b|≈|\\approx)"
     r"|\s[—–]\s",
     re.IGNORECASE,
@@ -68,7 +71,10 @@ _BELOW_ZERO = re.compile(
     re.IGNORECASE,
 )
 # A short label before the value: "Balance: $1,909.62", "Total cost: 36".
-_LEADING_LABEL = re.compile(r"^[A-Z][a-z]*(?:\s+[a-z]+){0,3}\s*:\s+(?=[-−$\\\d(√\[])")
+# "Answer: 12", "Solución: x = 3; y = -2", "Lösungsmenge: {2; 3}": a label in any language
+_LEADING_LABEL = re.compile(
+    r"^[^\W\d_][^\W\d_]*(?:\s+[^\W\d_]+){0,3}\s*:\s+(?=[-−$\\\d(√\[{]|[a-z]\s*=)"
+)
 # All a sentence keeps before "about" or "≈" once read down: a verb or a label ("covers",
 # "Circumference"), which leads to the value rather than being it.
 _LEAD_WORDS = re.compile(r"[A-Za-z][a-z]+(?:['’](?:s|re))?(?:\s+[a-z]{2,})?")
@@ -202,7 +208,11 @@ _CJK_UNIT = re.compile(r"(?<=[\d}])\s*([\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]
 _OR_NUMBER = re.compile(
     r"(?:,\s*|\s)(?:or|ou|oder|o|или|또는|หรือ|或者?)\s+(?:maybe\s+|possibly\s+|perhaps\s+)?(-?\d+(?:\.\d+)?)\b"
 )
-_SPAN_LIST = re.compile(r"\x00(?:\s*(?:,\s*(?:and|or)?|and|or)\s*\x00)+")
+# Conjunctions between listed spans, in the languages outputs are written in: "$x = 3$ et
+# $y = -1$", "$y = -1$ y $x = 6$", "$x < 2$ o $x > 6$", "$x = 2$ и $y = 5$".
+_AND_OR = r"and|or|et|ou|y|o|e|und|oder|и|или"
+_OR_WORD = re.compile(r"\b(?:or|ou|o|oder|или)\b")
+_SPAN_LIST = re.compile(rf"\x00(?:\s*(?:[,;]\s*(?:{_AND_OR})?|{_AND_OR})\s*\x00)+")
 _RELATION_SIGN = r"(?:<|>|\\[lg]eq?(?![A-Za-z])|\\[lg]eqslant|\\neq?(?![A-Za-z]))"
 # One variable bounded in a sentence: "x \\leq 3", "-2 < x < 5".
 _PROSE_RELATION = re.compile(
@@ -309,6 +319,59 @@ _ALL_REALS_EXCEPT = re.compile(
 _EXCLUDED_VALUE = re.compile(r"^\$?\s*(?:[a-z]\s*(?:=|\\neq?)\s*)?(.+?)\s*\$?$")
 
 
+# A bound said in words, in the languages outputs are written in; non-strict ones first.
+_RELATION_WORDS = (
+    (
+        "\\geq",
+        r"(?:greater|more|larger) than or equal to|at least|no less than|größer oder gleich"
+        r"|mindestens|supérieurs? ou égale?s? à|mayor(?:es)? o igual (?:que|a)"
+        r"|maior(?:es)? ou igua(?:l|is) a|не меньше|больше или равн\w*",
+    ),
+    (
+        "\\leq",
+        r"(?:less|smaller|fewer) than or equal to|at most|no (?:more|greater) than"
+        r"|kleiner oder gleich|höchstens|inférieurs? ou égale?s? à|menor(?:es)? o igual (?:que|a)"
+        r"|menor(?:es)? ou igua(?:l|is) a|не больше|не превосходящ\w*|меньше или равн\w*",
+    ),
+    (
+        ">",
+        r"(?:greater|more|larger) than|größer als|strictement supérieure?s? à"
+        r"|mayor(?:es)? que|maior(?:es)? (?:do )?que|больше",
+    ),
+    (
+        "<",
+        r"(?:less|smaller|fewer) than|kleiner als|strictement inférieure?s? à"
+        r"|menor(?:es)? que|menor(?:es)? (?:do )?que|меньше",
+    ),
+)
+_RELATION_WORD = re.compile(
+    "|".join(f"(?P<r{index}>{words})" for index, (_, words) in enumerate(_RELATION_WORDS)),
+    re.IGNORECASE,
+)
+_RELATION_HINTS = ("than", "least", "most", "als", "gleich", "mindestens", "höchstens", " à")
+_RELATION_HINTS += ("que", "igua", "больш", "меньш", "превосход")
+# "x ist größer als 4", "tous les réels $x$ strictement inférieurs à 5": the variable, then
+# the bound (at most a few words apart)
+_BOUND_IN_WORDS = re.compile(
+    # a variable in a math span, or a lone letter that is not the article "a" or "I"
+    r"(?:\$([a-z])\$|(?<![A-Za-z\\])([b-hj-z])(?![A-Za-z]))[^<>\d\n$]{0,40}?"
+    r"\x00(\d)\x00\s*(-?\d+(?:[.,]\d+)?)"
+)
+
+
+def bound_in_words(text: str) -> str:
+    """``x < 5`` for "all real x strictly less than 5", "x ist größer als 4" and the like: a
+    sentence that bounds the variable in words states an inequality ("" when it does not)."""
+    if not any(hint in text for hint in _RELATION_HINTS):
+        return ""
+    marked = _RELATION_WORD.sub(lambda m: f"\x00{m.lastgroup[1:]}\x00", text)
+    bound = _BOUND_IN_WORDS.search(marked)
+    if bound is None:
+        return ""
+    in_span, lone, which, number = bound.groups()
+    return f"{in_span or lone} {_RELATION_WORDS[int(which)][0]} {number}"
+
+
 def _reals_except(text: str) -> str:
     """``\\mathbb{R} \\setminus \\{…\\}`` for "all real numbers except x = 2 and x = -2"."""
     match = _ALL_REALS_EXCEPT.fullmatch(text.strip().rstrip("."))
@@ -339,7 +402,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
-    text = scale_words(unicode_to_latex(text).replace("**", "").replace("{:}", ":"))
+    text = scale_words(plain_pi(unicode_to_latex(text)).replace("**", "").replace("{:}", ":"))
     text = _reals_except(text)
     if text.endswith("\\infty") and _unclosed(text) == 1:
         text += ")"  # "(3, \infty": an interval never closes at infinity with a bracket
@@ -362,8 +425,14 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if aside is not None and _NUMBER_BEFORE.search(text, 0, aside.start()):
         text = text[: aside.start()]  # "1 (only n = 3)", "1680円（税込みでは1814円）"
     text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
-    text = _LEADING_LABEL.sub("", foreign_number_word(_strip_wrappers(text)))
+    text = foreign_number_word(_strip_wrappers(text))
+    label = _LEADING_LABEL.match(text)
+    if label is not None:  # what follows a label may be spans to unwrap ("Lösung: $x = 7$")
+        text = _strip_wrappers(text[label.end() :])
     odds = _ODDS.search(text) if " " in text else None
+    if odds is None and (" in " in text or " out of " in text):
+        text = number_words(text)  # "one in six"
+        odds = _ODDS.search(text)
     if odds is not None:  # "3 out of 5", "a 1 in 6 chance": a proportion
         count, total = _count_and_total(odds)
         text = f"{text[: odds.start()]}\\frac{{{count}}}{{{total}}}"
@@ -394,7 +463,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     qualifier = _QUALIFIER.search(text) if " " in text else None
     if qualifier is not None and _NUMBER_BEFORE.search(text, 0, qualifier.start()):
         text = text[: qualifier.start()]  # "690 in 2 weeks", "12 an hour"
-    text = _TRAILING.sub("", _strip_wrappers(text))
+    # "S = \{(2, -3)\}", "\mathbb{L} = \emptyset": a solution set, by its name, is its points
+    text = solution_set_notation(_TRAILING.sub("", _strip_wrappers(text)))
     factorial = _MATH_FACTORIAL.search(raw) or (boxed and _BOXED_FACTORIAL.search(raw))
     if factorial and text[-1:].isdigit():
         text += "!"  # "$6!$" ends on a factorial, not on an exclamation mark
@@ -689,14 +759,15 @@ def _span_contents(text: str) -> list[str]:
 
 
 def _listed_spans(text: str, spans: list[str]) -> str:
-    """Several math spans that a sentence lists, joined only by commas, "and" or "or"."""
+    """Several math spans that a sentence lists, joined only by commas, semicolons, "and" or
+    "or" (in any of the languages above)."""
     if len(spans) < 2:
         return ""
     marked = _MATH_SPAN.sub("\x00", text)
     between = marked[marked.find("\x00") : marked.rfind("\x00") + 1]
     if not _SPAN_LIST.fullmatch(between):
         return ""
-    return (" or " if re.search(r"\bor\b", between) else ", ").join(s.strip() for s in spans)
+    return (" or " if _OR_WORD.search(between) else ", ").join(s.strip() for s in spans)
 
 
 _SPACING_BEFORE_UNIT = re.compile(r"(?:\\[ ,;:!]|\\q?quad\b|~|\s)*\\?$")

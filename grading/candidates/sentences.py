@@ -187,6 +187,12 @@ _STOPS = ".!?。"
 _DISPLAY_BLOCK = re.compile(r"\\\[.{0,1000}?\\\]|\$\$.{0,1000}?\$\$", re.DOTALL)
 
 
+_FACTORIAL_THEN_WORD = re.compile(r"\d! [a-z]")
+_MORE_SPANS = re.compile(
+    r"(?:\s*(?:[,;]\s*)?(?:(?:and|or|et|ou|y|o|e|und|oder|и|или)\s+)?\$[^$\n]+\$)+\s*"
+)
+
+
 def statement_after(text: str, start: int) -> tuple[str, int]:
     """The answer stated from ``start`` on: a box or math span right there, else the rest of
     the sentence; and where it ends."""
@@ -208,11 +214,16 @@ def statement_after(text: str, start: int) -> tuple[str, int]:
             rest = window[span.end() :]
             more = SENTENCE_END.search(rest)
             tail_words = rest[: more.start() if more else len(rest)]
+            # "$y = 5$, $x = 2$", "$x = 3$ et $y = -1$": more spans listed are the answer too
+            if _MORE_SPANS.fullmatch(tail_words):
+                return (span.group(0) + tail_words).strip(), start + span.end() + len(tail_words)
             # "$12$ dollars" keeps its unit words; "$x=3$, so ..." stops at the math.
             if tail_words.strip() and not re.match(r"\s*[,;]", tail_words):
                 return (span.group(0) + tail_words).strip(), start + span.end() + len(tail_words)
             return span.group(0).strip(), start + span.end()
     end = SENTENCE_END.search(window, stripped)
+    while end is not None and _FACTORIAL_THEN_WORD.match(window, end.start() - 1):
+        end = SENTENCE_END.search(window, end.end())  # "5! ways": a factorial, not a stop
     stop = end.start() if end else len(window)
     statement = window[:stop].strip()
     # "the answer is expected to be an integer" states no answer.

@@ -20,6 +20,7 @@ import sympy
 from grading.equivalence import probe, structure
 from grading.equivalence.rewrite import (
     FORM_REWRITES,
+    adjacent_binomials,
     all_rewrites,
     base_digits,
     thousands_separators,
@@ -298,6 +299,8 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
         _FRAC_DIGITS.sub(r"\\\1{\2}{\3}", gold),
         _FRAC_DIGITS.sub(r"\\\1{\2}{\3}", answer),
     )
+    # "\binom{13}{2}\binom{39}{3}" is a product; the LaTeX parser would add them
+    gold, answer = adjacent_binomials(gold), adjacent_binomials(answer)
     gold_parsed, answer_parsed = parse_answer(gold), parse_answer(answer)
     undefined = _undefined(gold_parsed) or _undefined(answer_parsed)
     if undefined:

@@ -223,6 +223,58 @@ def integer_ranges(text: str) -> str:
     return "\\{" + ", ".join(str(n) for n in range(low, high + 1)) + "\\}"
 
 
+# A solution set's name before it: "S = ", "\\mathcal{S} = ", "\\mathbb{L} = " (Lösungsmenge).
+_SOLUTION_SET_NAME = re.compile(r"^\s*(?:\\mathcal\s*\{?S\}?|\\mathbb\s*\{?[LS]\}?|S|L)\s*=\s*")
+_ONE_POINT = re.compile(r"\\\{\s*(\((?:[^(){}]|\([^()]*\))*\))\s*\\\}")
+
+
+def solution_set_notation(text: str) -> str:
+    """``S = \\{(2, -3)\\}`` is the point ``(2, -3)``: a solution set's name goes, and the set
+    of one point is that point, as the answer to a system."""
+    text = _SOLUTION_SET_NAME.sub("", text, count=1)
+    point = _ONE_POINT.fullmatch(text.strip())
+    return point.group(1) if point else text
+
+
+# "or" between two conditions in other languages: "x < -3 \\text{ ou } x > 3", "x < 2 o x > 6"
+_OTHER_OR = re.compile(
+    r"\s*\\text\s*\{\s*(?:ou|o|oder|или|或)\s*\}\s*"
+    r"|(?<=[\d}])\s+(?:ou|o|oder|или)\s+(?=[a-z]\s*(?:[<>≤≥]|\\[lg]e))"
+)
+
+
+def other_languages_or(text: str) -> str:
+    """``x < -3 \\text{ ou } x > 3`` is ``x < -3 or x > 3``: the union of the two conditions."""
+    return _OTHER_OR.sub(" or ", text)
+
+
+# An interval as French and other continental schools write it: "]-2 ; 2,5]", "[5, +∞[",
+# where a bracket turned outward leaves the endpoint out.
+_OUTWARD_INTERVAL = re.compile(
+    r"([\[\]])\s*([^\[\];]+?)\s*;\s*([^\[\];]+?)\s*([\[\]])"
+    r"|(\])\s*([^\[\];,]+?)\s*,\s*([^\[\];,]+?)\s*([\[\]])"
+    r"|(\[)\s*([^\[\];,]+?)\s*,\s*([^\[\];,]+?)\s*(\[)"
+)
+_LEFT_RIGHT = re.compile(r"\\(?:left|right)(?=[\[\]])|\\[,;!]")
+
+
+def outward_brackets(text: str) -> str:
+    """``]-2 ; 2{,}5]`` is ``(-2, 2.5]`` and ``[5, +\\infty[`` is ``[5, +\\infty)``: an outward
+    bracket is an open end; with ";" between the ends, a comma is a decimal comma."""
+    if "[" not in text and "]" not in text:
+        return text
+
+    def standard(match: re.Match) -> str:
+        groups = [g for g in match.groups() if g is not None]
+        left, low, high, right = groups
+        if match.group(1) is not None:  # "a ; b": decimal commas in the ends
+            low, high = (end.replace("{,}", ".").replace(",", ".") for end in (low, high))
+        return f"{'[' if left == '[' else '('}{low}, {high}{']' if right == ']' else ')'}"
+
+    rewritten, count = _OUTWARD_INTERVAL.subn(standard, _LEFT_RIGHT.sub("", text))
+    return rewritten if count else text
+
+
 def set_builder(text: str) -> str:
     """``\\{x \\in \\mathbb{R} \\mid x \\le 2\\}``: the set of x with a condition is the
     condition, which is then read as the interval it describes."""
@@ -675,12 +727,27 @@ _PLAIN_FUNCTION = re.compile(
     r"(?<![A-Za-z\\])(arcsin|arccos|arctan|sin|cos|tan|cot|ln|log|exp)(?=[\s(_^{0-9\\])"
 )
 _PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt\s*\(([^()]*)\)")  # "2 sqrt(3)"
+_PLAIN_PI = re.compile(r"(?<![A-Za-z\\])pi(?![A-Za-z])")  # "18pi", "90*pi"
 
 
 def plain_function_names(text: str) -> str:
-    """``ln x`` is ``\\ln x`` and ``sqrt(3)`` is ``\\sqrt{3}``: without its backslash a function
-    name reads as a product of letters (l·n·x), as plain-text outputs write it."""
-    return _PLAIN_ROOT.sub(r"\\sqrt{\1}", _PLAIN_FUNCTION.sub(r"\\\1", text))
+    """``ln x`` is ``\\ln x``, ``sqrt(3)`` is ``\\sqrt{3}`` and ``18pi`` is ``18\\pi``: without its
+    backslash a name reads as a product of letters (l·n·x), as plain-text outputs write it."""
+    return plain_pi(_PLAIN_ROOT.sub(r"\\sqrt{\1}", _PLAIN_FUNCTION.sub(r"\\\1", text)))
+
+
+_ADJACENT_BINOMIAL = re.compile(r"(\\[dt]?binom\s*\{[^{}]*\}\s*\{[^{}]*\})\s*(?=\\[dt]?binom\b)")
+
+
+def adjacent_binomials(text: str) -> str:
+    """``\\binom{13}{2}\\binom{39}{3}`` is a product, which the LaTeX parser reads as a sum
+    unless a ``\\cdot`` stands between them."""
+    return _ADJACENT_BINOMIAL.sub(r"\1 \\cdot ", text) if "binom" in text else text
+
+
+def plain_pi(text: str) -> str:
+    """``18pi`` is ``18\\pi``, not 18 with a unit "pi"."""
+    return _PLAIN_PI.sub(r"\\pi ", text) if "pi" in text else text
 
 
 _ORDER = (
@@ -694,6 +761,9 @@ _ORDER = (
     upright_constants,
     absolute_bounds,
     integer_ranges,
+    solution_set_notation,
+    outward_brackets,
+    other_languages_or,
     set_builder,
     nested_lists_to_matrix,
     repeating_decimals,

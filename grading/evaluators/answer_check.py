@@ -18,7 +18,14 @@ from dataclasses import replace
 
 from grading import options
 from grading.answer_type import classify, is_multi_part
-from grading.answers import StatedAnswer, counted, is_sentence, percent_of, read_answer
+from grading.answers import (
+    StatedAnswer,
+    bound_in_words,
+    counted,
+    is_sentence,
+    percent_of,
+    read_answer,
+)
 from grading.candidates import (
     BOXED,
     MAX_STATEMENT_CHARS,
@@ -110,6 +117,7 @@ class AnswerCheck:
 
 _LONE_OPTION_LETTER = re.compile(r"\(?([A-E])\)?")
 _TWO_NUMBERS = re.compile(r"\d\D+\d")  # what a duration in two units has, "3 h 35 min"
+_LATEX_SPACE = re.compile(r"\\[,;:! ]")
 _SOLUTION_SET_NAME = re.compile(r"^\s*\\mathbb\s*\{?L\}?\s*=\s*")  # Lösungsmenge
 _PERCENT_SIGN = re.compile(r"\s*\\?%\s*$")
 _NEGATIVE_GOLD = re.compile(r"\s*-\s*\d+(?:\.\d+)?\s*(?:\\?%)?\s*")
@@ -197,7 +205,8 @@ def _grade_math(
     if raised and _RAISED_POINT.search(stated.raw) and _RAISED_POINT.search(sample.problem):
         # "2·5 m" where the question writes "7·5 m": the British raised decimal point
         stated = replace(stated, expression=f"{raised.group(1)}.{raised.group(2)}")
-    commas = stated.expression.replace("{,}", ",")  # "-1{,}5": LaTeX's decimal comma
+    # "-1{,}5": LaTeX's decimal comma; "(2;\, -1)": LaTeX's thin space, no comma at all
+    commas = _LATEX_SPACE.sub(" ", stated.expression.replace("{,}", ","))
     result = commas.rpartition("=")[2].strip()
     semicolons = ";" in commas and "," in commas
     latex_comma = _LATEX_DECIMAL_COMMA.search(stated.expression) and not semicolons
@@ -238,6 +247,15 @@ def _grade_math(
         # "\boxed{\dfrac{\varphi}{2}}, where \varphi = \frac{1+\sqrt5}{2}"
         stated = replace(stated, expression=defined)
         comparison = _compare(compared_gold, stated)
+    bound = (
+        bound_in_words(stated.raw)
+        if not comparison.equal and kind is AnswerType.INTERVAL_OR_SET
+        else ""
+    )
+    if bound:  # "x ist größer als 4" for (4, \infty): the bound, said in words
+        stated = replace(stated, expression=bound)
+        comparison = _compare(compared_gold, stated)
+        shown = {**shown, "extracted": bound, "extracted_latex": bound}
     in_words = (
         _RATIO_IN_WORDS.fullmatch(stated.expression.strip()) if not comparison.equal else None
     )
@@ -569,7 +587,8 @@ def _names_part_of_the_gold(gold: str, expression: str) -> bool:
 
 
 _DECIMAL_AND_UNIT = re.compile(
-    r"(-?\d+(?:\.\d+)?)(?:\s*((?:\\text\s*\{[^{}]*\}|[A-Za-z]+)(?:\^\{?[23]\}?|[²³])?))?"
+    r"(-?\d+(?:\.\d+)?)(?:\s*((?:(?:square|cubic)\s+)?(?:\\text\s*\{[^{}]*\}|[A-Za-z]+)"
+    r"(?:\^\{?[23]\}?|[²³])?))?"
 )
 
 
@@ -596,7 +615,8 @@ def _restates_another_value(stated: StatedAnswer) -> bool:
         return (
             gap >= step / 2 - 1e-12 and compare_values(stated.expression, decimal).equal is not True
         )
-    return gap >= step and not math.isclose(value, float(decimal), rel_tol=0.01)
+    # π taken as 3.14 or 22/7 is off by less than 0.05%; "10π ≈ 31.14" by 0.9%: a slip
+    return gap >= step and not math.isclose(value, float(decimal), rel_tol=0.005)
 
 
 def _lists_values(expression: str) -> bool:

@@ -405,7 +405,10 @@ def _point_written_out(gold: str, answer: str, sample: Sample) -> bool:
 
 # The working just before a final answer, where the value it concludes is derived.
 _DERIVATION_REACH = 200
-_LAST_EQUATION = re.compile(r"=\s*([^=$\n]{1,40}?)\s*(?:\$\$?|\\\]|\\\))?\s*[.,]?\s*$")
+# "= 56$ triangles.": the value a line's last equation comes to, with the count's noun after it
+_LAST_EQUATION = re.compile(
+    r"=\s*([^=$\n]{1,40}?)\s*(?:(?:\$\$?|\\\]|\\\))(?:\s+[A-Za-z]+){0,3})?\s*[.,]?\s*$"
+)
 # A value a sentence names after its verb ("the minimum value of f is 4, attained at x = -3",
 # "Priya has $45 left"), not a factor or a base ("are 240 × 1.05 = 252", "get 2^{10}"); and
 # the list after "are" ("the rational roots are $-2$, $\\frac{1}{2}$, and $3$").
@@ -432,7 +435,9 @@ _COUNT_SAID = re.compile(
 _NAMED_LIST = re.compile(r"\bare\s+([^.!?\n]{1,120}?)\s*[.!]?\s*$", re.IGNORECASE)
 # A line that only heads the answer below it ("**Final Answer**", "### Answer:").
 _HEADING_LINE = re.compile(
-    r"[#*\s]*(?:final\s+answer|answer|solution|result|conclusion)[\s*:：#]*", re.IGNORECASE
+    r"[#*\s]*(?:final\s+answer|answer|solution|result|conclusion)[\s*:：#]*"
+    r"|\s*(?:\\\[|\$\$)\s*",  # a display's opening line: "\[" above "\boxed{16}"
+    re.IGNORECASE,
 )
 
 

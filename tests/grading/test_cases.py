@@ -74,7 +74,7 @@ DATA_FLOORS = {
     "heldout_mixed_AL.jsonl": (4, 45),
     # Written after AI to AL: 10, 7, 6 and 5 silent errors on arrival (AN and AP with base
     # models' invented turns after the answer).
-    "heldout_realistic_AM.jsonl": (5, 35),
+    "heldout_realistic_AM.jsonl": (5, 36),
     "heldout_mixed_AN.jsonl": (4, 36),
     "heldout_realistic_AO.jsonl": (4, 33),
     "heldout_mixed_AP.jsonl": (1, 54),
@@ -167,6 +167,12 @@ DATA_FLOORS = {
     "heldout_mixed_CV.jsonl": (4, 63),
     "heldout_realistic_CW.jsonl": (10, 38),
     "heldout_mixed_CX.jsonl": (14, 32),
+    # Written after CU to CX: 10, 6, 10 and 42 silent errors on arrival (DB, systems and
+    # inequalities in six languages: "$y = -1$ y $x = 6$", "S = {(4; 3)}", "]-2 ; 2,5]").
+    "heldout_realistic_CY.jsonl": (9, 43),
+    "heldout_mixed_CZ.jsonl": (1, 38),
+    "heldout_realistic_DA.jsonl": (5, 39),
+    "heldout_mixed_DB.jsonl": (24, 59),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

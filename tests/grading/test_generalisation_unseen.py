@@ -3181,3 +3181,100 @@ def test_a_rearranged_equation_of_another_line_is_incorrect():
     graded = grade("y = 2x - 1", "**The line is y - 2x = 1.**")
 
     assert graded.auto_verdict is Verdict.INCORRECT
+
+
+# Round twenty (held-out CY to DB, docs/grading.md): systems and inequalities as other languages
+# write them, plain "pi", factorials with their noun, binomials side by side, an exact value
+# beside a wrong approximation.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "(6,-1)",
+            "Entonces $x = 6$.\n\n**Respuesta:** $y = -1$ y $x = 6$.",
+            "Resuelve el sistema.",
+        ),
+        ("(3,-1,-2)", "**Réponse :** $x = 3$ ; $y = -1$ ; $z = -2$.", "Résoudre le système."),
+        ("(2,5)", "Ответ: $y = 5$, $x = 2$.", "Решите систему."),
+        ("(3,-2)", "Luego y = −2.\n\nSolución: x = 3; y = −2", "Resuelve el sistema."),
+        ("(4,3)", "Logo $x = 4$.\n\n$$S = \\{(4;\\, 3)\\}$$", "Resolva o sistema."),
+        ("(2,-3)", "Then $y = -3$.\n\nThe solution set is $\\{(2, -3)\\}$.", "Solve the system."),
+        ("\\text{no solution}", "Les droites sont parallèles : $\\mathcal{S} = \\emptyset$.", ""),
+        ("(-\\infty,2)\\cup(6,\\infty)", "Por lo tanto, la solución es: $x < 2$ o $x > 6$.", ""),
+        ("(-2, 2.5]", "On divise par 2.\n\n$S = \\left]-2\\,;\\,2{,}5\\right]$", "Résoudre."),
+        (
+            "[-2,\\infty)",
+            "$$S = \\{x \\in \\mathbb{R} \\mid x \\ge -2\\}$$",
+            "Resolva a inequação.",
+        ),
+        ("18\\pi", "Half of the circle: 36pi / 2 = 18pi\n\nFinal answer: 18pi", ""),
+        ("120", "Each order is a permutation.\n\n**Answer:** 5! ways", "In how many ways?"),
+        (
+            "\\frac{1}{6}",
+            "Exactly one of the six orders works.\n\nSo the probability is one in six.",
+            "",
+        ),
+        ("712842", "$$\\boxed{\\binom{13}{2}\\binom{39}{3} = 78 \\times 9139 = 712{,}842}$$", ""),
+    ],
+)
+def test_systems_sets_and_bounds_as_other_languages_write_them_are_read(gold, output, problem):
+    graded = grade(gold, output, problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluation("answer_check")
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("(4,\\infty)", "Antwort: x ist größer als 4."),
+        (
+            "(-\\infty,5)",
+            "On obtient $2x < 10$.\n\nL'inéquation est vérifiée pour tous les réels $x$ strictement "
+            "inférieurs à 5.",
+        ),
+        ("(-\\infty,5]", "Ответ: при всех $x$, не превосходящих 5."),
+    ],
+)
+def test_a_bound_said_in_words_is_read_as_an_inequality(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_binomials_side_by_side_are_a_product_not_a_sum():
+    graded = grade("9217", "$$\\boxed{\\binom{13}{2}\\binom{39}{3}}$$")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "reason"),
+    [
+        (
+            "10\\pi",
+            "C = 2\\pi(5) = 10\\pi\n\n$$\\boxed{10\\pi \\approx 31.14}$$",
+            "multiple_answers",
+        ),
+        (
+            "49\\pi",
+            "A = π · 7² = 49π\n\n**Final answer:** 49π ≈ 15.39 square units",
+            "multiple_answers",
+        ),
+        ("15", "So the median is 15.\n\n\\[\n\\boxed{16}\n\\]", "gold_stated_elsewhere"),
+        (
+            "56",
+            "So we can form $\\binom{8}{3} = 56$ triangles.\n\n**Final Answer**\n$\\boxed{28}$",
+            "gold_stated_elsewhere",
+        ),
+    ],
+)
+def test_a_value_contradicted_beside_it_or_just_before_it_is_flagged(gold, output, reason):
+    assert reason in reasons(grade(gold, output))
+
+
+def test_an_approximation_of_pi_taken_as_three_point_one_four_is_no_contradiction():
+    graded = grade("48\\pi", "V = π × 16 × 3.\n\n$$\\boxed{48\\pi \\approx 150.72}$$")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
