@@ -85,7 +85,7 @@ _TERMS = re.compile(r"([-+−]?)\s*(\d+(?:\.\d+)?)")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")
 _CLOSING_DELIMITER = re.compile(r"\s*(?:\$\$?|\\\)|\\\])$")
 # "… so he makes 15 *": a star after a space multiplies (Markdown's "**bold**" has none).
-# A "[" after a number or \infty closes an interval written with outward brackets ("]3, +\infty[").
+# A "[" after a number or \infty closes an interval with outward brackets ("]3, +\infty[").
 _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+−=×/÷,({^\\]|(?<![\dy])\[|\\times|\\cdot|(?<=[\w)]\s)\*)$")
 # Words a finished sentence does not end on: an output ending on one was cut off.
 _DANGLING_WORDS = frozenset(

@@ -36,7 +36,10 @@ _ROMAN_WORD = r"(?:viii|vii|vi|iv|ix|iii|ii|i|v|x)"
 _GOLD_WRAPPER = re.compile(r"^\\(?:boxed|text|textbf|mathrm)\{(.*)\}$", re.DOTALL)
 _GOLD_PAIR = re.compile(r"(\d+)\s*(?:-|–|→|:|=)\s*\(?([A-Ha-h])\)?")
 _GOLD_PAIRS = re.compile(r"(?:\s*\d+\s*(?:-|–|→|:|=)\s*\(?[A-Ha-h]\)?\s*[,;]?)+")
-_GOLD_TRUTHS = re.compile(r"(?:\s*(?:true|false|yes|no|t|f)\s*[,;]?\s*){2,}", re.IGNORECASE)
+_TRUTH_WORD = r"(?:true|false|yes|no|t|f)"
+_GOLD_TRUTHS = re.compile(
+    rf"\s*{_TRUTH_WORD}(?:(?:\s*[,;]\s*|\s+){_TRUTH_WORD})+\s*[,;]?\s*", re.IGNORECASE
+)
 _GOLD_TRUTH_STRING = re.compile(r"[TF]{2,12}")
 _GOLD_LETTER_STRING = re.compile(r"[A-H]{2,8}")
 _GOLD_LETTERS = re.compile(r"\(?[A-H]\)?(?:\s*(?:,|;|\band\b|&|\s)\s*\(?[A-H]\)?)+")

@@ -223,7 +223,7 @@ def integer_ranges(text: str) -> str:
     return "\\{" + ", ".join(str(n) for n in range(low, high + 1)) + "\\}"
 
 
-# A solution set's name before it: "S = ", "\\mathcal{S} = ", "\\mathbb{L} = " (Lösungsmenge).
+# A solution set's name before it: "S = ", "\mathcal{S} = ", "\mathbb{L} = " (Lösungsmenge).
 _SOLUTION_SET_NAME = re.compile(r"^\s*(?:\\mathcal\s*\{?S\}?|\\mathbb\s*\{?[LS]\}?|S|L)\s*=\s*")
 _ONE_POINT = re.compile(r"\\\{\s*(\((?:[^(){}]|\([^()]*\))*\))\s*\\\}")
 
@@ -236,7 +236,7 @@ def solution_set_notation(text: str) -> str:
     return point.group(1) if point else text
 
 
-# "or" between two conditions in other languages: "x < -3 \\text{ ou } x > 3", "x < 2 o x > 6"
+# "or" between two conditions in other languages: "x < -3 \text{ ou } x > 3", "x < 2 o x > 6"
 _OTHER_OR = re.compile(
     r"\s*\\text\s*\{\s*(?:ou|o|oder|или|或)\s*\}\s*"
     r"|(?<=[\d}])\s+(?:ou|o|oder|или)\s+(?=[a-z]\s*(?:[<>≤≥]|\\[lg]e))"

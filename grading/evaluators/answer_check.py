@@ -118,7 +118,6 @@ class AnswerCheck:
 _LONE_OPTION_LETTER = re.compile(r"\(?([A-E])\)?")
 _TWO_NUMBERS = re.compile(r"\d\D+\d")  # what a duration in two units has, "3 h 35 min"
 _LATEX_SPACE = re.compile(r"\\[,;:! ]")
-_SOLUTION_SET_NAME = re.compile(r"^\s*\\mathbb\s*\{?L\}?\s*=\s*")  # Lösungsmenge
 _PERCENT_SIGN = re.compile(r"\s*\\?%\s*$")
 _NEGATIVE_GOLD = re.compile(r"\s*-\s*\d+(?:\.\d+)?\s*(?:\\?%)?\s*")
 _DECREASE = re.compile(
@@ -220,7 +219,7 @@ def _grade_math(
     elif decimal_commas:
         # "3,33" in German, "2,5 × 3 = 7,5" in Spanish: its result; "\mathbb{L} =
         # \{2{,}5;\ 3\}": values listed with semicolons, decimal commas
-        decimal = result if _COMMA_DECIMAL.fullmatch(result) else _SOLUTION_SET_NAME.sub("", commas)
+        decimal = result if _COMMA_DECIMAL.fullmatch(result) else commas
         stated = replace(stated, expression=decimal.replace(",", ".").replace(";", ","))
     if kind is not AnswerType.TEXT and is_sentence(stated.expression):
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a sentence"}
