@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from grading.candidates.cues import BOLD_VALUE
+from grading.candidates.cues import AND_OR_WORDS, BOLD_VALUE, OR_WORDS
 from grading.equivalence.rewrite import (
+    LATEX_SPACE,
     angle_words,
     chinese_numerals,
     clock_words,
@@ -54,7 +55,7 @@ _CLAUSE = re.compile(
 # "-3 < x < 2, \\quad \\text{i.e. } x \\in (-3, 2)", "205 minutes, i.e. 3 hours 25 minutes": the
 # same answer said again, which the reading leaves out.
 _RESTATED = re.compile(
-    r"(?:,|\s*\\q?quad)(?:\s|\\q?quad|\\[,;])*(?:\\text\s*\{\s*)?(?:i\.e\.|that is,|in other words,).*$",
+    rf"(?:,|\s*\\q?quad)(?:\s|\\q?quad|{LATEX_SPACE})*(?:\\text\s*\{{\s*)?(?:i\.e\.|that is,|in other words,).*$",
     re.DOTALL,
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
@@ -138,7 +139,7 @@ _NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\%|\s*%)?")
 # The unit may be a rate: "8\ \text{L}/100\ \text{km}".
 _UNIT_TEXT = re.compile(
     r"\s*\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{\s*([^{}]*)\}(\^\{?[23]\}?)?"
-    r"(\s*/\s*\d*(?:\\[ ,;]|\s)*\\(?:text|mathrm)\s*\{[^{}]*\})?\s*$"
+    rf"(\s*/\s*\d*(?:{LATEX_SPACE}|\s)*\\(?:text|mathrm)\s*\{{[^{{}}]*\}})?\s*$"
 )
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
@@ -208,11 +209,8 @@ _CJK_UNIT = re.compile(r"(?<=[\d}])\s*([\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]
 _OR_NUMBER = re.compile(
     r"(?:,\s*|\s)(?:or|ou|oder|o|или|또는|หรือ|或者?)\s+(?:maybe\s+|possibly\s+|perhaps\s+)?(-?\d+(?:\.\d+)?)\b"
 )
-# Conjunctions between listed spans, in the languages outputs are written in: "$x = 3$ et
-# $y = -1$", "$y = -1$ y $x = 6$", "$x < 2$ o $x > 6$", "$x = 2$ и $y = 5$".
-_AND_OR = r"and|or|et|ou|y|o|e|und|oder|и|или"
-_OR_WORD = re.compile(r"\b(?:or|ou|o|oder|или)\b")
-_SPAN_LIST = re.compile(rf"\x00(?:\s*(?:[,;]\s*(?:{_AND_OR})?|{_AND_OR})\s*\x00)+")
+_OR_WORD = re.compile(rf"\b(?:{OR_WORDS})\b")
+_SPAN_LIST = re.compile(rf"\x00(?:\s*(?:[,;]\s*(?:{AND_OR_WORDS})?|{AND_OR_WORDS})\s*\x00)+")
 _RELATION_SIGN = r"(?:<|>|\\[lg]eq?(?![A-Za-z])|\\[lg]eqslant|\\neq?(?![A-Za-z]))"
 # One variable bounded in a sentence: "x \\leq 3", "-2 < x < 5".
 _PROSE_RELATION = re.compile(
@@ -233,8 +231,8 @@ _NUMBER_BEFORE = re.compile(r"\d")
 # Two bounds on one variable joined by "and", as SymPy prints them: "(1 <= x) & (x <= 4)".
 _LESS_THAN = r"(<=|<|\\leq?(?![A-Za-z])|≤)"
 _BOUNDS_JOINED = re.compile(
-    rf"^\(?\s*([^()&<]+?)\s*{_LESS_THAN}\s*([A-Za-z])\s*\)?\s*(?:\\[,;:!]\s*)*"
-    rf"(?:\\&|&|\\land|\\wedge)\s*(?:\\[,;:!]\s*)*\(?\s*\3\s*{_LESS_THAN}\s*([^()&<]+?)\s*\)?$"
+    rf"^\(?\s*([^()&<]+?)\s*{_LESS_THAN}\s*([A-Za-z])\s*\)?\s*(?:{LATEX_SPACE}\s*)*"
+    rf"(?:\\&|&|\\land|\\wedge)\s*(?:{LATEX_SPACE}\s*)*\(?\s*\3\s*{_LESS_THAN}\s*([^()&<]+?)\s*\)?$"
 )
 _PROBABILITY_OF = re.compile(r"\s*(?:P|Pr|\\Pr|E|\\mathbb\{[PE]\})\s*(?:\(|\[|\\left[(\[])")
 _CONSTANT_COMMAND = re.compile(r"\\(?:pi|sqrt|[dt]?frac|cdot|times|left|right|div)(?![A-Za-z])|π")
@@ -424,7 +422,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     aside = _ASIDE_IN_BRACKETS.search(text) if "(" in text or "（" in text else None
     if aside is not None and _NUMBER_BEFORE.search(text, 0, aside.start()):
         text = text[: aside.start()]  # "1 (only n = 3)", "1680円（税込みでは1814円）"
-    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s|\\[,;!]|\\ ", "", m.group(0)), text)
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(rf"\s|{LATEX_SPACE}", "", m.group(0)), text)
     text = foreign_number_word(_strip_wrappers(text))
     label = _LEADING_LABEL.match(text)
     if label is not None:  # what follows a label may be spans to unwrap ("Lösung: $x = 7$")
@@ -770,7 +768,7 @@ def _listed_spans(text: str, spans: list[str]) -> str:
     return (" or " if _OR_WORD.search(between) else ", ").join(s.strip() for s in spans)
 
 
-_SPACING_BEFORE_UNIT = re.compile(r"(?:\\[ ,;:!]|\\q?quad\b|~|\s)*\\?$")
+_SPACING_BEFORE_UNIT = re.compile(rf"(?:{LATEX_SPACE}|\\q?quad\b|~|\s)*\\?$")
 
 
 def _split_units(text: str) -> tuple[str, str]:
@@ -801,7 +799,7 @@ def _alternatives(text: str) -> tuple[str, ...]:
     """The options a hedged answer offers: "either 3 or 5", "24 or 6", ``\\pm 4``."""
     body = _EITHER.sub("", text)
     signs = len(_PLUS_MINUS.findall(body))
-    listed = _SIGNED_LIST.fullmatch(re.sub(r"\\[ ,;:!]", " ", body)) if signs > 1 else None
+    listed = _SIGNED_LIST.fullmatch(re.sub(LATEX_SPACE, " ", body)) if signs > 1 else None
     if listed:  # "x = \pm 1, \pm 2": each value with both signs
         values = re.split(r"\s*,\s*", listed.group(1))
         return tuple(f"{sign}{_PLUS_MINUS.sub('', v).strip()}" for v in values for sign in "-+")

@@ -31,7 +31,7 @@ from grading.candidates import (
     what_is_asked,
 )
 from grading.equivalence.check import compare_values, numeric_value
-from grading.equivalence.rewrite import number_words
+from grading.equivalence.rewrite import LATEX_SPACE, number_words
 from grading.types import SINGLE_VALUE_TYPES, AnswerType, Sample
 
 # A box holding more than this is not a final answer; stops brace matching early.
@@ -108,7 +108,7 @@ _TABLE_ROWS_CHARS = 400
 _WORDS = re.compile(r"[^\W\d_]+")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
 _SO_CLAUSE = re.compile(r",\s*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
-_HEAD_NOISE = re.compile(r"\s|\\[,;!]|^(?:therefore|thus|so|hence)", re.IGNORECASE)
+_HEAD_NOISE = re.compile(rf"\s|{LATEX_SPACE}|^(?:therefore|thus|so|hence)", re.IGNORECASE)
 _MAX_HEAD_CHARS = 30
 # A line this long written this often, among the last lines, is a loop.
 _LOOP_LINES = 8

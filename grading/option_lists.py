@@ -24,6 +24,7 @@ from grading.candidates import (
     hedge_words,
     text_end,
 )
+from grading.equivalence.rewrite import LATEX_SPACE
 from grading.types import Sample, Status, Verdict
 
 _GOLD_CHARS = 200
@@ -51,7 +52,7 @@ _GOLD_ROMAN = re.compile(
 
 # Inside an output's answer.
 _MARKUP = re.compile(
-    r"\\(?:text|textbf|mathrm|mathbf|textit|operatorname)\s*\{|\\[,;:! ]|\\q?quad\b|\\[()\[\]]"
+    rf"\\(?:text|textbf|mathrm|mathbf|textit|operatorname)\s*\{{|{LATEX_SPACE}|\\q?quad\b|\\[()\[\]]"
     r"|\\(?:left|right)\b|\*\*|[{}$`]"
 )
 _ARROW = re.compile(r"\\(?:to|rightarrow|Rightarrow|mapsto|longrightarrow)\b|->|⟶|⇒")
@@ -63,9 +64,9 @@ _TRUTH_TOKEN = re.compile(
     r"(?<![A-Za-z])(?:(?i:true|false|yes|no|correct|incorrect|wrong)|([TF]{1,12}))(?![A-Za-z])"
     r"|[✓✔√✗✘×]|正确|错误|对|错"
 )
-_TRUTH_MEANING = {"true": "T", "yes": "T", "correct": "T", "false": "F", "no": "F"}
-_TRUTH_MEANING |= {"incorrect": "F", "wrong": "F", "✓": "T", "✔": "T", "√": "T", "正确": "T"}
-_TRUTH_MEANING |= {"对": "T", "✗": "F", "✘": "F", "×": "F", "错误": "F", "错": "F"}
+_TRUTH_MEANING = dict.fromkeys(
+    ("true", "yes", "correct", "✓", "✔", "√", "正确", "对"), "T"
+) | dict.fromkeys(("false", "no", "incorrect", "wrong", "✗", "✘", "×", "错误", "错"), "F")
 _PAIR = re.compile(r"(\d+)\s*(?:[-–—→:=).]|->)?\s*\(?([A-Ha-h])\)?(?![A-Za-z])")
 _PAIR_IN_PARENS = re.compile(r"\(\s*(\d+)\s*,\s*\(?([A-Ha-h])\)?\s*\)")
 _REVERSED_PAIR = re.compile(r"(?<![A-Za-z])([A-Ha-h])\s*(?:[-–—→:=]|->)\s*(\d+)")

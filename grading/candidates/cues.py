@@ -72,6 +72,11 @@ WEIGHTS = {
 
 
 BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+# Conjunctions between listed answers, in the languages outputs are written in: "$x = 3$ et
+# $y = -1$", "$y = -1$ y $x = 6$", "$x < 2$ o $x > 6$", "$x = 2$ и $y = 5$". Patterns, not
+# compiled: each use puts them in its own context.
+OR_WORDS = "or|ou|o|oder|или"
+AND_OR_WORDS = f"and|et|y|e|und|и|{OR_WORDS}"
 # A value set in bold inside a sentence: "So 12 pencils cost **$420**".
 BOLD_VALUE = re.compile(r"\*\*([^*\n]{0,40}\d[^*\n]{0,40})\*\*")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from grading.candidates.cues import (
+    AND_OR_WORDS,
     ANSWER_MARKER_PATTERN,
     BOLD_VALUE,
     BOX,
@@ -188,9 +189,7 @@ _DISPLAY_BLOCK = re.compile(r"\\\[.{0,1000}?\\\]|\$\$.{0,1000}?\$\$", re.DOTALL)
 
 
 _FACTORIAL_THEN_WORD = re.compile(r"\d! [a-z]")
-_MORE_SPANS = re.compile(
-    r"(?:\s*(?:[,;]\s*)?(?:(?:and|or|et|ou|y|o|e|und|oder|и|или)\s+)?\$[^$\n]+\$)+\s*"
-)
+_MORE_SPANS = re.compile(rf"(?:\s*(?:[,;]\s*)?(?:(?:{AND_OR_WORDS})\s+)?\$[^$\n]+\$)+\s*")
 
 
 def statement_after(text: str, start: int) -> tuple[str, int]:

@@ -20,6 +20,7 @@ import sympy
 from grading.equivalence import probe, structure
 from grading.equivalence.rewrite import (
     FORM_REWRITES,
+    LATEX_SPACE,
     adjacent_binomials,
     all_rewrites,
     base_digits,
@@ -57,7 +58,7 @@ _SYNONYM_PATTERNS = {
     for name, forms in _SYNONYMS.items()
 }
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_THOUSANDS_GROUP = re.compile(r",(?:\s|\\[!,;: ])*\d{3}(?!\d)")
+_THOUSANDS_GROUP = re.compile(rf",(?:\s|{LATEX_SPACE})*\d{{3}}(?!\d)")
 _SHORT_GOLD_CHARS = 80
 _LIST = re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))|;|\\text\{\s*(?:and|or)\s*\}")
 

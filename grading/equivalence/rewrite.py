@@ -11,6 +11,12 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from grading.candidates.cues import OR_WORDS
+
+# LaTeX's spacing commands (`\,` `\;` `\:` `\!` and a backslash before a space): never part
+# of a value, so readings drop them or read them as a space.
+LATEX_SPACE = r"\\[,;:! ]"
+
 # Answers longer than this are not rewritten: real final answers are short.
 MAX_ANSWER_CHARS = 400
 
@@ -236,10 +242,10 @@ def solution_set_notation(text: str) -> str:
     return point.group(1) if point else text
 
 
-# "or" between two conditions in other languages: "x < -3 \text{ ou } x > 3", "x < 2 o x > 6"
+# "or" between two conditions, in any language: "x < -3 \text{ ou } x > 3", "x < 2 o x > 6"
 _OTHER_OR = re.compile(
-    r"\s*\\text\s*\{\s*(?:ou|o|oder|или|或)\s*\}\s*"
-    r"|(?<=[\d}])\s+(?:ou|o|oder|или)\s+(?=[a-z]\s*(?:[<>≤≥]|\\[lg]e))"
+    rf"\s*\\text\s*\{{\s*(?:{OR_WORDS}|或)\s*\}}\s*"
+    rf"|(?<=[\d}}])\s+(?:{OR_WORDS})\s+(?=[a-z]\s*(?:[<>≤≥]|\\[lg]e))"
 )
 
 
@@ -255,7 +261,7 @@ _OUTWARD_INTERVAL = re.compile(
     r"|(\])\s*([^\[\];,]+?)\s*,\s*([^\[\];,]+?)\s*([\[\]])"
     r"|(\[)\s*([^\[\];,]+?)\s*,\s*([^\[\];,]+?)\s*(\[)"
 )
-_LEFT_RIGHT = re.compile(r"\\(?:left|right)(?=[\[\]])|\\[,;!]")
+_LEFT_RIGHT = re.compile(rf"\\(?:left|right)(?=[\[\]])|{LATEX_SPACE}")
 
 
 def outward_brackets(text: str) -> str:

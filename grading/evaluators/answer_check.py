@@ -43,7 +43,7 @@ from grading.equivalence.check import (
     names_a_value,
     numeric_value,
 )
-from grading.equivalence.rewrite import thousands_separators, unicode_to_latex
+from grading.equivalence.rewrite import LATEX_SPACE, thousands_separators, unicode_to_latex
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.nearmiss import near_miss_signals
@@ -117,7 +117,7 @@ class AnswerCheck:
 
 _LONE_OPTION_LETTER = re.compile(r"\(?([A-E])\)?")
 _TWO_NUMBERS = re.compile(r"\d\D+\d")  # what a duration in two units has, "3 h 35 min"
-_LATEX_SPACE = re.compile(r"\\[,;:! ]")
+_LATEX_SPACE = re.compile(LATEX_SPACE)
 _PERCENT_SIGN = re.compile(r"\s*\\?%\s*$")
 _NEGATIVE_GOLD = re.compile(r"\s*-\s*\d+(?:\.\d+)?\s*(?:\\?%)?\s*")
 _DECREASE = re.compile(
@@ -623,7 +623,8 @@ def _lists_values(expression: str) -> bool:
     of "8,25"."""
     if _DECIMAL_COMMA.fullmatch(expression.strip()):
         return False
-    return is_multi_part(thousands_separators(re.sub(r"\\[!,;]|(?<=,)\s+", "", expression)))
+    # A spacing command inside a number goes ("32,\! 349"); "\ " after a comma spaces a list.
+    return is_multi_part(thousands_separators(re.sub(r"\\[!,;:]|(?<=,)\s+", "", expression)))
 
 
 def _compare(gold: str, stated: StatedAnswer) -> Comparison:

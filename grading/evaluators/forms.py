@@ -15,6 +15,7 @@ from math import gcd
 
 from grading.answers import StatedAnswer
 from grading.equivalence.check import Comparison, chain_sides, compare_values
+from grading.equivalence.rewrite import LATEX_SPACE
 from grading.equivalence.structure import factoring_incomplete
 from grading.units import other_unit_than_asked
 
@@ -105,7 +106,7 @@ _OPERATION = re.compile(
     r"\\(?:log|ln|lg|sin|cos|tan|binom|choose|sum|prod|int|lim|cdot|times|div)(?![A-Za-z])"
     r"|(?<=[\w}])\s*[-+*^!]"
 )
-_SPACING = re.compile(r"[\s${}]|\\[,;!]|\\left|\\right")
+_SPACING = re.compile(rf"[\s${{}}]|{LATEX_SPACE}|\\left|\\right")
 _LEAST_RESTATED = 4
 _FRAC = re.compile(r"\\[dt]?frac\s*(?=\{)")
 _SLASH_ROOT = re.compile(r"/\s*\(?\s*\\sqrt")

@@ -14,7 +14,7 @@ from grading.answers import StatedAnswer, read_answer
 from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
 from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values
-from grading.equivalence.rewrite import all_rewrites
+from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites
 from grading.types import Sample
 
 _DECIMAL = re.compile(r"^-?\d+(?:\.(\d+))?$")
@@ -386,7 +386,7 @@ def _unknown_found_before(gold: str, sample: Sample, candidates: Candidates) -> 
 
 
 _POINT = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*(?:,\s*-?\d+(?:\.\d+)?\s*)+\)")
-_SPACING = re.compile(r"\s+|\\[,;!: ]")
+_SPACING = re.compile(rf"\s+|{LATEX_SPACE}")
 
 
 def _point_written_out(gold: str, answer: str, sample: Sample) -> bool:
