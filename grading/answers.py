@@ -47,7 +47,7 @@ _LEADING = re.compile(r"^[\s:*#>]+")
 _CLAUSE = re.compile(
     r",\s*(?:which|since|because|so|as|and\s+so|that|for|per|or\s+about|about|if|unless"
     r"|assuming)\b|,?\s+(?:because|since|which|per\s+\w+|depending\s+on)\b"
-    r"|;\s(?!\s*\$?[a-z]\s*=)"  # not "x = 3; y = -2", a list of values
+    r"|;\s(?!\s*\$?[a-z]\s*=)(?![^\[\]]*\])"  # not "x = 3; y = -2" nor "[0 -1; 1 0]", lists
     r"|\s\(\s*(?:since|because|which|i\.e\.|(?:or\s+)?(?:about|approximately|roughly)\b|≈|\\approx)"
     r"|\s[—–]\s",
     re.IGNORECASE,
@@ -116,9 +116,17 @@ _BOUND = re.compile(r"^[a-z]\s*(?:[<>≤≥]|\\[lg]eq?(?![A-Za-z])|\\neq?(?![A-Z
 _SIGNED_LIST = re.compile(
     r"(?:[A-Za-z]\s*=\s*)?((?:\\pm|±)\s*[^,±\\]+(?:\s*,\s*(?:\\pm|±)\s*[^,±\\]+)+)"
 )
+# Coordinates in a basis: "[\mathbf{v}]_{\mathcal{B}}".
+_COORDINATES = r"\[[^\[\]=$]{1,30}\]_(?:\{(?:[^{}=]|\{[^{}]*\}){1,30}\}|\w)"
+# A name: a letter (Latin or Greek, "ρ = 2.70") with an index ("a_n", "aₙ"), or a vector's
+# decorated letter ("\mathbf{u}_2", "\hat{\mathbf{v}}").
+_NAME = (
+    r"(?:[A-Za-zα-ωΑ-Ω]|\\(?:mathbf|vec|hat|bar|tilde|boldsymbol|overrightarrow)\s*"
+    r"\{(?:[^{}]|\{[^{}]*\})*\})(?:_\{?\w+\}?|[ₐ-ₜ₀-₉]+)?"
+)
 _HEAD = re.compile(
-    r"^\s*((?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\{?-1\}?)?(?:'|\\prime)*\s*\(\s*(?:([A-Za-z])|-?\d+)\s*\))"
-    r"|[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*|\d+[A-Z]|\\[A-Za-z]+)\s*(?:=|\\in(?![a-z])|∈)\s*(?=\S)"
+    rf"^\s*((?:{_NAME}(?:\^\{{?-1\}}?)?(?:'|\\prime)*\s*\(\s*(?:([A-Za-z])|-?\d+)\s*\))"
+    rf"|{_NAME}(?:'|\\prime)*|\d+[A-Z]|\\[A-Za-z]+|{_COORDINATES})\s*(?:=|\\in(?![a-z])|∈)\s*(?=\S)"
 )
 # "x \\mapsto x + 2": a function given as a map states its value.
 _MAPS_TO = re.compile(r"^\s*[A-Za-z]\s*(?:\\mapsto|↦)\s*(?=\S)")
@@ -146,10 +154,10 @@ _UNIT_TEXT = re.compile(
 _TRAILING_WORDS = re.compile(
     r"(?:(?<=[\d}%)])|(?<=\\pi))\s*((?:[^\W\d_]{2,}(?:[^\W\d_]|[/.²³])*(?:\^\{?[23]\}?)?"
     r"(?:/[^\W\d_]+)?\s*){1,6}"  # "188.5 cm^{2}/s"
-    r"|(?<=\s)[mgsLlhKJNWVACTM](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
+    r"|(?<=\s)[mgsLlhKJNWVACTMF](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
 )
-# One-letter SI units (joule, newton, watt, volt, ampere, coulomb, tesla, molar).
-_SI_LETTERS = frozenset("JNWVACTM")
+# One-letter SI units (joule, newton, watt, volt, ampere, coulomb, tesla, molar, farad).
+_SI_LETTERS = frozenset("JNWVACTMF")
 # A one-letter unit after a number, then words: "1.5 m long", "3 s later".
 _UNIT_THEN_WORDS = re.compile(r"(?<=\d)\s+([A-Za-z])(?:\s+[A-Za-z]{2,}){1,3}\s*$")
 _CURRENCY = re.compile(
@@ -211,6 +219,12 @@ _OR_NUMBER = re.compile(
 )
 _OR_WORD = re.compile(rf"\b(?:{OR_WORDS})\b")
 _SPAN_LIST = re.compile(rf"\x00(?:\s*(?:[,;]\s*(?:{AND_OR_WORDS})?|{AND_OR_WORDS})\s*\x00)+")
+_WITH_MULTIPLICITY = re.compile(
+    r"\$?(-?[\w.{}\\]+)\$?\s*\(\s*(?:with\s+)?(?:algebraic\s+)?multiplicity\s+([1-4])\s*\)"
+)
+# "x**3 + 1", "2**10": Python's power, where the stars sit between an operand and an exponent;
+# other stars are Markdown's bold ("-3**i** + 6**j**" sets the unit vectors in bold).
+_PYTHON_POWER = re.compile(r"(?<=[\w)\]])\*\*(?=[\w(.-])(?![^*\s]{1,40}\*\*)")
 _RELATION_SIGN = r"(?:<|>|\\[lg]eq?(?![A-Za-z])|\\[lg]eqslant|\\neq?(?![A-Za-z]))"
 # One variable bounded in a sentence: "x \\leq 3", "-2 < x < 5".
 _PROSE_RELATION = re.compile(
@@ -400,8 +414,11 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
-    text = scale_words(plain_pi(unicode_to_latex(text)).replace("**", "").replace("{:}", ":"))
+    text = _PYTHON_POWER.sub("^", plain_pi(unicode_to_latex(text)))
+    text = scale_words(text.replace("**", "").replace("{:}", ":"))
     text = _reals_except(text)
+    if "multiplicity" in text:  # "$1$ (multiplicity 2) and $0$" lists 1 twice
+        text = _WITH_MULTIPLICITY.sub(lambda m: ", ".join([m.group(1)] * int(m.group(2))), text)
     if text.endswith("\\infty") and _unclosed(text) == 1:
         text += ")"  # "(3, \infty": an interval never closes at infinity with a bracket
     if "&" in text or "\\land" in text or "\\wedge" in text:

@@ -10,6 +10,7 @@ pascals) with their prefixes.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -146,3 +147,150 @@ def other_unit_than_asked(problem: str, answer: str) -> bool:
         and asked.dimension == stated.dimension
         and asked.name != stated.name
     )
+
+
+# Units as products of base units, for converting a measured value between prefixes and units
+# of one quantity ("100 MHz" is 1.00 × 10^8 Hz; "2.70 g/cm³" is 2700 kg/m³; "4.0 mM" is
+# 0.0040 M). Each symbol is a factor times powers of base units.
+_BASE_SYMBOLS: dict[str, tuple[float, tuple[tuple[str, int], ...]]] = {
+    "g": (1.0, (("g", 1),)),
+    "m": (1.0, (("m", 1),)),
+    "s": (1.0, (("s", 1),)),
+    "min": (60.0, (("s", 1),)),
+    "h": (3600.0, (("s", 1),)),
+    "d": (86400.0, (("s", 1),)),
+    "L": (1e-3, (("m", 3),)),
+    "l": (1e-3, (("m", 3),)),
+    "mol": (1.0, (("mol", 1),)),
+    "M": (1e3, (("mol", 1), ("m", -3))),  # molar: mol/L
+    "Hz": (1.0, (("s", -1),)),
+    "J": (1.0, (("J", 1),)),
+    "Wh": (3600.0, (("J", 1),)),
+    "eV": (1.602176634e-19, (("J", 1),)),
+    "W": (1.0, (("J", 1), ("s", -1))),
+    "N": (1.0, (("N", 1),)),
+    "Pa": (1.0, (("N", 1), ("m", -2))),
+    "bar": (1e5, (("N", 1), ("m", -2))),
+    "V": (1.0, (("V", 1),)),
+    "A": (1.0, (("A", 1),)),
+    "C": (1.0, (("A", 1), ("s", 1))),
+    "F": (1.0, (("F", 1),)),
+    "Ω": (1.0, (("V", 1), ("A", -1))),
+}
+_PREFIXES = {
+    "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "h": 1e2, "c": 1e-2, "m": 1e-3,
+    "µ": 1e-6, "μ": 1e-6, "u": 1e-6, "n": 1e-9, "p": 1e-12,
+}  # fmt: skip
+# Units that take no prefix here: "min" is minutes, not milli-inches; "mM" is millimolar.
+_UNPREFIXED = frozenset(("min", "h", "d"))
+_POWER = re.compile(r"\^\s*\{?\s*(-?\d)\s*\}?|([²³])|⁻¹")
+_UNIT_FACTOR = re.compile(r"\s*(?:[*·⋅.]|\\cdot)\s*|\s+")
+
+
+def measure(unit_text: str) -> tuple[float, frozenset] | None:
+    """``unit_text`` as a factor and the powers of base units it stands for, or None when
+    a part of it is not a unit this table knows ("atoms", "apples")."""
+    text = unit_text.replace("\\,", " ").replace("\\text", "").replace("{", "").replace("}", "")
+    text = text.replace("\\mu ", "µ").replace("\\mu", "µ").replace("\\Omega", "Ω").strip()
+    if not text or len(text) > 20:
+        return None
+    factor, powers = 1.0, Counter[str]()
+    for index, part in enumerate(text.split("/")):
+        sign = 1 if index == 0 else -1
+        for token in filter(None, _UNIT_FACTOR.split(part.strip())):
+            read = _token(token)
+            if read is None:
+                return None
+            token_factor, token_powers = read
+            factor *= token_factor**sign
+            for base, power in token_powers.items():
+                powers[base] += sign * power
+    return factor, frozenset((base, power) for base, power in powers.items() if power)
+
+
+def _token(token: str) -> tuple[float, Counter] | None:
+    exponent = 1
+    power = _POWER.search(token)
+    if power is not None:
+        exponent = (
+            int(power.group(1)) if power.group(1) else {"²": 2, "³": 3}.get(power.group(2), -1)
+        )
+        token = token[: power.start()]
+    read = _symbol(token) or _named(token)
+    if read is None:
+        return None
+    factor, bases = read
+    return factor**exponent, Counter({base: power * exponent for base, power in bases})
+
+
+def _symbol(symbol: str) -> tuple[float, tuple[tuple[str, int], ...]] | None:
+    symbol = _CANONICAL_SYMBOLS.get(symbol, symbol)
+    if symbol in _BASE_SYMBOLS:
+        return _BASE_SYMBOLS[symbol]
+    prefix, base = symbol[:1], symbol[1:]
+    if prefix in _PREFIXES and base in _BASE_SYMBOLS and base not in _UNPREFIXED:
+        factor, bases = _BASE_SYMBOLS[base]
+        return _PREFIXES[prefix] * factor, bases
+    return None
+
+
+def _named(word: str) -> tuple[float, tuple[tuple[str, int], ...]] | None:
+    """A unit by its name: "joules", "kilometres", "nanometers", "megahertz"."""
+    named = unit_named(word)
+    if named is not None:
+        return _symbol(named.name)
+    lowered = word.lower()
+    for prefix_word, prefix in _PREFIX_WORDS.items():
+        if lowered.startswith(prefix_word) and len(lowered) > len(prefix_word):
+            rest = lowered[len(prefix_word) :]
+            rest = "o" + rest if rest.startswith("hm") else rest  # "kilohms", "megohm"
+            base = unit_named(rest)
+            symbol = base.name if base is not None else _SCIENCE_NAMES.get(rest.rstrip("s"))
+            return _symbol(prefix + symbol) if symbol else None
+    symbol = _SCIENCE_NAMES.get(lowered.rstrip("s"))
+    return _symbol(symbol) if symbol else None
+
+
+_PREFIX_WORDS = {
+    "tera": "T", "giga": "G", "mega": "M", "kilo": "k", "centi": "c", "milli": "m",
+    "micro": "µ", "nano": "n", "pico": "p",
+}  # fmt: skip
+# Names the table of units above does not hold, without a plural "s".
+_SCIENCE_NAMES = {
+    "hertz": "Hz", "newton": "N", "coulomb": "C", "farad": "F", "ohm": "Ω", "molar": "M",
+    "mole": "mol", "electronvolt": "eV", "watt-hour": "Wh", "watt hour": "Wh",
+}  # fmt: skip
+# Canonical names of the table above that are not the symbols of this one.
+_CANONICAL_SYMBOLS = {"ml": "mL", "sec": "s", "hr": "h", "day": "d"}
+
+
+_IN_UNIT = re.compile(r"\b(?:in|into|to)\s+(?:units\s+of\s+)?([^\s,.?;:()$]+)")
+
+
+def named_unit(question: str) -> str:
+    """The unit the question asks its answer in ("Express it in nanometers", "in kJ"), in
+    its last sentences; empty when it names none."""
+    return next((m.group(1) for m in _IN_UNIT.finditer(question[-300:]) if measure(m.group(1))), "")
+
+
+def conversion_factor(from_unit: str, to_unit: str) -> float | None:
+    """What a value in ``from_unit`` is multiplied by to be in ``to_unit``; None unless both
+    are units of one quantity."""
+    source, target = measure(from_unit), measure(to_unit)
+    if source is None or target is None or source[1] != target[1] or not source[1]:
+        return None
+    return source[0] / target[0]
+
+
+def base_unit(unit_text: str) -> str:
+    """The unit without a scientific prefix ("TJ" → "J", "MHz" → "Hz", "ns" → "s"); the unit
+    itself otherwise, and for the everyday ones ("cm", "km", "mg"), in which values are given
+    as often as in the base unit."""
+    read = measure(unit_text)
+    if read is None or unit_text.strip()[:1] not in _SCIENTIFIC_PREFIXES:
+        return unit_text
+    bases = (symbol for symbol in _BASE_SYMBOLS if measure(symbol) == (1.0, read[1]))
+    return next(bases, unit_text)
+
+
+_SCIENTIFIC_PREFIXES = frozenset("TGMµμunp")

@@ -18,6 +18,7 @@ from grading.candidates.cues import (
     ANSWER_MARKER_HINTS,
     ANSWER_MARKER_PATTERN,
     BOLD,
+    BOX,
     BOXED,
     CLOSING_CHARS,
     CONCLUSION,
@@ -26,6 +27,7 @@ from grading.candidates.cues import (
     FINAL_MARKER_PATTERN,
     FIRST_LINE,
     LAST_SENTENCE,
+    MAX_BOX_CHARS,
     MAX_STATEMENT_CHARS,
     PLAIN_CUES,
     SENTENCE_END,
@@ -72,7 +74,19 @@ __all__ = [
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
-_BRACKETS = re.compile(r"[\s{}\[\]().,;:]*")
+# The answer tags of reasoning-model prompts and harnesses: "<answer>26</answer>",
+# "<final_answer>...</final_answer>". What a tag holds is committed to, as a box is.
+# "<result unit="weeks">16</result>" in an XML reply; a tag left open at the very end holds
+# the answer too ("<answer>1/\sqrt{2}").
+_TAG_NAMES = r"answer|final_answer|final-answer|final|result"
+_ANSWER_TAG = re.compile(
+    rf"<({_TAG_NAMES})(?:\s[^<>]*)?>(.{{0,{MAX_BOX_CHARS}}}?)(?:</\1\s*>|(?<=\S)\s*\Z)",
+    re.DOTALL | re.IGNORECASE,
+)
+# The tags of a structured reply, which hold its working, not its answer.
+_LAYOUT_TAG_NAMES = r"solution|response|output|steps?|reasoning|explanation|work"
+_TAG_MARKUP = re.compile(rf"</?(?:{_TAG_NAMES}|{_LAYOUT_TAG_NAMES})(?:\s[^<>]*)?>", re.IGNORECASE)
+_BRACKETS = re.compile(r"[\s{}\[\]().,;:\"'“”‘’]*")
 # The option named before its verdict: "Option C is correct.", "(B) is the right answer.",
 # "C is the correct choice."
 _DECLARED = re.compile(r"\s+is\s+(?:the\s+)?(?:correct|right)\b(\s+(?:answer|option|choice)\b)?")
@@ -132,11 +146,18 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     """Every stated answer in ``output`` and the final one; the ``problem`` tells what the
     question asks for, where two closing sentences state different quantities."""
     if "```" in output:  # a fence line ("```", "```json") is layout, never an answer
-        output = _FENCE.sub(lambda fence: " " * len(fence.group(0)), output)
+        output = _FENCE.sub(_blank, output)
     offset = max(0, len(output) - TAIL_CHARS)
+    items: list[Candidate] = []
+    if "<" in output:
+        # A tag's content is an answer; the tags themselves are layout, like a fence.
+        for tag in _ANSWER_TAG.finditer(output, offset):
+            content = tag.group(2).strip()
+            if content and not BOX.match(content):  # a box inside is found as a box
+                items.append(Candidate(content, tag.start(2), BOXED))
+        output = _TAG_MARKUP.sub(_blank, output)
     tail = output[offset:]
     think_end = _reply_start(output)
-    items: list[Candidate] = []
     for start, content in boxes(tail):
         items.append(Candidate(content, offset + start, BOXED))
     items.extend(_marked(tail, offset))
@@ -169,6 +190,11 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     ]
     standing = _standing(items, tail, offset, think_end)
     return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+def _blank(layout: re.Match) -> str:
+    """Spaces in place of layout, so that positions in the output stay where they were."""
+    return " " * len(layout.group(0))
 
 
 def _in_an_aside(candidate: Candidate) -> bool:

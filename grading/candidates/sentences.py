@@ -8,6 +8,7 @@ pattern is linear-time.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -79,6 +80,7 @@ PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 _VERB = re.compile(
     r"\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
     r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|\bsind\b|\bson\b|\bsont\b|\bsão\b"
+    r"|\b(?:contains|holds|costs|weighs|measures)\b"  # not "would cost": a supposition
     r"|\bbeträgt\b|\bergibt\b|\bcuestan?\b|\bcustam?\b|\bcoûtent?\b|\bсоставляет\b"
     r"|\bравн[оаы]\b"
     r"|(?<!\d):|:(?!\d)|：|是|为",
@@ -462,13 +464,9 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
     offset += window
     text = flatten_display(tail[window:].rstrip()).rstrip(_STOPS)
     stop = _before_closing_asides(text)
-    ends = [
-        0,
-        *(m.end() for m in SENTENCE_END.finditer(text, 0, stop) if not _labels_option(text, m)),
-    ]
     remark: Candidate | None = None  # the last sentence, when it only remarks
     hypothetical = False  # the remark supposes a change ("If 5 more get on, … would …")
-    for start in reversed(ends):
+    for start in _sentence_starts_backwards(text, stop):
         sentence = text[start:stop].rstrip().rstrip(_STOPS)
         stop = start
         if not sentence.strip():
@@ -541,6 +539,26 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
                 return (statement, remark)
         break
     return (remark,) if remark is not None else ()
+
+
+_BACKWARD_STEP = 256
+
+
+def _sentence_starts_backwards(text: str, stop: int) -> Iterator[int]:
+    """Where the sentences of ``text[:stop]`` start, the last first. Found a stretch at a time
+    from the end, because the reading stops after a sentence or two of the 1,500 characters."""
+    high = stop
+    while high > 0:
+        low = max(0, high - _BACKWARD_STEP)
+        starts = []
+        for end in SENTENCE_END.finditer(text, low, stop):
+            if end.start() >= high:
+                break
+            if not _labels_option(text, end):
+                starts.append(end.end())
+        yield from reversed(starts)
+        high = low
+    yield 0
 
 
 def _value_stated(sentence: str, begin: int, own_line: bool) -> Candidate | None:

@@ -11,6 +11,7 @@ which it was (``method``), so a reviewer can see why an answer the library rejec
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,6 +26,7 @@ from grading.equivalence.rewrite import (
     all_rewrites,
     base_digits,
     thousands_separators,
+    top_level_parts,
 )
 from grading.evaluators.symbolic import (
     Parsed,
@@ -94,10 +96,15 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     them: it is equal when one side is and every side agrees with that one.
     """
     gold, answer = gold.strip(), answer.strip()
+    gold_cases, answer_cases = _cases(gold), _cases(answer)
+    if gold_cases and answer_cases:
+        # A piecewise function: the parser reads a cases block as a number, so each piece is
+        # compared with the piece of the same condition
+        return Comparison(_same_pieces(gold_cases, answer_cases), "structure")
     gold_parts = labelled_parts(gold)
     if gold_parts:
         # "(a) 5, (b) 8": each part against the answer's part of that label, or in that place
-        answer_parts = labelled_parts(answer) or _top_level_parts(answer)
+        answer_parts = labelled_parts(answer) or top_level_parts(answer)
         if len(answer_parts) == len(gold_parts):
             each = [
                 _compare_cached(g, a, False) for g, a in zip(gold_parts, answer_parts, strict=True)
@@ -130,6 +137,95 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     return _compare_cached(gold, sides[-1], allow_rename)
 
 
+_CASES = re.compile(r"\\begin\{cases\}(.*?)\\end\{cases\}", re.DOTALL)
+_CONDITION_WORDS = re.compile(r"\\text\s*\{\s*(?:if|for|when)\s*\}|\b(?:if|for|when)\b|\\q?quad|\s")
+_SAME_RELATIONS = str.maketrans({"≥": ">=", "≤": "<="})
+
+
+def _cases(text: str) -> list[tuple[str, str]]:
+    """The (value, condition) pieces of a ``cases`` block, or none."""
+    block = _CASES.search(text) if "cases" in text else None
+    if block is None:
+        return []
+    pieces = []
+    for row in re.split(r"\\\\", block.group(1)):
+        value, _, condition = row.partition("&")
+        if value.strip():
+            pieces.append((value.strip().rstrip(",").strip(), _condition(condition)))
+    return pieces
+
+
+def _condition(text: str) -> str:
+    text = _CONDITION_WORDS.sub("", text).strip(",.").translate(_SAME_RELATIONS)
+    return re.sub(r"\\geq?", ">=", re.sub(r"\\leq?", "<=", text))
+
+
+def _same_pieces(gold: list[tuple[str, str]], answer: list[tuple[str, str]]) -> bool:
+    """Both piecewise functions take the same value wherever either is defined, tried at
+    points around every breakpoint (so a breakpoint given to the neighbouring piece is the
+    same function where both pieces agree there); where a condition does not parse, each
+    piece of the gold needs a piece of the answer with the same condition and value."""
+    gold_function, answer_function = _piecewise(gold), _piecewise(answer)
+    if gold_function is None or answer_function is None or gold_function[0] != answer_function[0]:
+        by_condition = dict((condition, value) for value, condition in answer)
+        return len(gold) == len(answer) and all(
+            condition in by_condition and compare_values(value, by_condition[condition]).equal
+            for value, condition in gold
+        )
+    variable = gold_function[0]
+    breakpoints = {
+        float(atom)
+        for _, condition in (*gold_function[1], *answer_function[1])
+        for atom in condition.atoms(sympy.Number)
+    }
+    points = sorted({*_GENERIC_POINTS, *(b + d for b in breakpoints for d in (-0.5, 0, 0.5))})
+    for point in points:
+        first, second = (
+            _value_at(gold_function[1], variable, point),
+            _value_at(answer_function[1], variable, point),
+        )
+        if (first is None) != (second is None):
+            return False
+        if first is not None and not math.isclose(first, second, rel_tol=1e-9, abs_tol=1e-9):
+            return False
+    return True
+
+
+_GENERIC_POINTS = (-7.3, -2.1, 0.37, 1.9, 5.6)
+_OTHERWISE = re.compile(r"\\text\s*\{\s*(?:otherwise|else)\s*\}|\botherwise\b|\belse\b")
+
+
+def _piecewise(pieces: list[tuple[str, str]]) -> tuple[sympy.Symbol, list] | None:
+    """The variable and the (value, condition) pieces as SymPy objects; None unless every
+    piece parses and the conditions share one variable."""
+    parsed, variables = [], set()
+    for value, condition in pieces:
+        values = parse_answer(value).values
+        if _OTHERWISE.search(condition) or not condition:
+            rule = sympy.true
+        else:
+            conditions = parse_answer(condition).values
+            rule = conditions[0] if conditions else None
+        if not values or not isinstance(values[0], sympy.Expr) or not isinstance(rule, sympy.Basic):
+            return None
+        if not isinstance(rule, sympy.logic.boolalg.Boolean):
+            return None
+        variables |= rule.free_symbols
+        parsed.append((values[0], rule))
+    return (variables.pop(), parsed) if len(variables) == 1 else None
+
+
+def _value_at(pieces: list, variable: sympy.Symbol, point: float) -> float | None:
+    """The value of the first piece whose condition holds at ``point``, or None."""
+    for value, condition in pieces:
+        try:
+            if bool(condition.subs(variable, point)):
+                return float(value.subs(variable, point))
+        except (TypeError, ValueError):  # a condition or value that does not evaluate
+            return None
+    return None
+
+
 def _names_a_value(left: str, right: str) -> bool:
     """ "\\mathbf{u} - \\mathbf{v} = \\langle 3, -2, 2 \\rangle", "x + y = 7": a left side made
     of named quantities (not a single head, "x = 2") and a right side that is a value."""
@@ -156,7 +252,7 @@ def named_values(text: str) -> dict[str, str] | None:
     tuple_form = _NAMED_TUPLE.fullmatch(text)
     if tuple_form:
         names = [n.strip() for n in tuple_form.group(1).split(",")]
-        values = _top_level_parts(tuple_form.group(2))
+        values = top_level_parts(tuple_form.group(2))
         return dict(zip(names, values, strict=True)) if len(values) == len(names) else None
     parts = [_ASSIGNMENT.match(p) for p in _ASSIGNMENT_SEPARATOR.split(text)]
     if len(parts) < 2 or not all(parts):
@@ -186,16 +282,6 @@ def labelled_parts(text: str) -> list[str]:
         return []
     parts = [p.strip().rstrip(",;").strip() for p in _PART_LABEL.split(text)]
     return [re.sub(r"\s*(?:and|\\text\{\s*and\s*\})$", "", p) for p in parts if p]
-
-
-def _top_level_parts(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        depth += (char in "{([") - (char in "})]")
-        if char == "," and depth == 0:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    return [*parts, text[start:].strip()]
 
 
 _INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*C\b")
@@ -231,7 +317,11 @@ def equal_up_to_constant(gold: str, answer: str) -> bool:
     ]
     if not values[0] or not values[1]:
         return False
-    first, second = values[0][0], values[1][0]
+    return _differ_by_a_constant(values[0][0], values[1][0])
+
+
+def _differ_by_a_constant(first: object, second: object) -> bool:
+    """Two expressions whose difference has a zero derivative at every probe point."""
     if not isinstance(first, sympy.Expr) or not isinstance(second, sympy.Expr):
         return False
     difference = first - second
@@ -245,6 +335,100 @@ def equal_up_to_constant(gold: str, answer: str) -> bool:
     except Exception:  # an expression SymPy cannot differentiate
         return False
     return all(probe.numerically_equal(slope, sympy.Integer(0)) for slope in slopes)
+
+
+def one_of_many(gold: str, answer: str, asked: str) -> bool:
+    """Whether ``answer`` is another of the answers a question that asks for one of many
+    accepts (``asked``: "antiderivative", "basis" or "vector"): a function that differs from
+    the gold by a constant, a basis of the same span with as many vectors, a nonzero multiple
+    of the gold vector."""
+    gold_values = parse_answer(all_rewrites(gold)[0]).values
+    answer_values = parse_answer(all_rewrites(answer)[0]).values
+    if not gold_values or not answer_values:
+        return False
+    first, second = gold_values[0], answer_values[0]
+    if asked == "antiderivative":
+        return _differ_by_a_constant(first, second)
+    gold_rows, answer_rows = _vectors(first, asked), _vectors(second, asked)
+    if not gold_rows or len(gold_rows) != len(answer_rows):
+        return False
+    try:
+        gold_matrix, answer_matrix = sympy.Matrix(gold_rows), sympy.Matrix(answer_rows)
+        if gold_matrix.shape != answer_matrix.shape:
+            return False
+        rank = gold_matrix.rank(simplify=True)
+        return (
+            rank == len(gold_rows)
+            and answer_matrix.rank(simplify=True) == rank
+            and gold_matrix.col_join(answer_matrix).rank(simplify=True) == rank
+        )
+    except Exception:  # entries SymPy cannot rank: not shown to be another answer
+        return False
+
+
+# The arbitrary constants of a general solution: C, K, C_1, c_2; in an answer also A, B, D.
+_GOLD_CONSTANT = re.compile(r"[ck](?:_\{?\d\}?)?")
+_ANSWER_CONSTANT = re.compile(r"[abcdk](?:_\{?\d\}?)?")
+
+
+def same_family(gold: str, answer: str) -> bool:
+    """Whether ``answer`` is the gold's general solution with its arbitrary constants renamed
+    or replaced by an invertible linear function of them: "A\\sin x + B\\cos x" for "C_1\\cos
+    x + C_2\\sin x", "\\frac{1}{C - x}" for "-\\frac{1}{x + C}". A constant put through another
+    function ("e^{x + C}" for "Ce^x") covers only part of the family, and is not."""
+    gold_values = parse_answer(gold).values
+    answer_values = parse_answer(answer).values
+    if not gold_values or not answer_values:
+        return False
+    first, second = _right_side(gold_values[0]), _right_side(answer_values[0])
+    if first is None or second is None:
+        return False
+    gold_constants = [s for s in first.free_symbols if _GOLD_CONSTANT.fullmatch(s.name)]
+    answer_constants = [s for s in second.free_symbols if _ANSWER_CONSTANT.fullmatch(s.name)]
+    if not gold_constants or len(answer_constants) != len(gold_constants):
+        return False
+    fresh = {c: sympy.Dummy(c.name) for c in gold_constants}
+    first = first.subs(fresh)
+    try:
+        solutions = sympy.solve(first - second, answer_constants, dict=True)
+    except Exception:  # an equation SymPy cannot solve: not shown to be the same family
+        return False
+    free = set(fresh.values())
+    for solution in solutions:
+        values = [solution.get(c) for c in answer_constants]
+        if any(v is None or not v.free_symbols <= free for v in values):
+            continue
+        jacobian = sympy.Matrix([[sympy.diff(v, f) for f in fresh.values()] for v in values])
+        linear = all(
+            v.is_polynomial(*free) and sympy.Poly(v, *free).total_degree() <= 1 for v in values
+        )
+        if linear and jacobian.det() != 0:
+            return True
+    return False
+
+
+def _right_side(value: object) -> sympy.Expr | None:
+    """An explicit solution's value ("y = …" gives its right side), or the expression."""
+    if isinstance(value, sympy.Equality) and isinstance(value.lhs, sympy.Symbol):
+        value = value.rhs
+    return value if isinstance(value, sympy.Expr) else None
+
+
+def _vectors(value: object, asked: str) -> list[list]:
+    """The vectors a value lists: one for "vector", each of a set or tuple for "basis"."""
+    members = value.args if asked == "basis" and isinstance(value, sympy.Set) else [value]
+    if (
+        asked == "basis"
+        and isinstance(value, sympy.Tuple)
+        and all(isinstance(member, sympy.Tuple | sympy.MatrixBase) for member in value)
+    ):
+        members = list(value)
+    vectors = [m if isinstance(m, sympy.Tuple) else structure.as_tuple(m) for m in members]
+    if any(
+        vector is None or not all(isinstance(e, sympy.Expr) for e in vector) for vector in vectors
+    ):
+        return []
+    return [list(vector) for vector in vectors]
 
 
 def chain_sides(text: str) -> list[str]:
@@ -327,6 +511,9 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     )
     if not _LIST.search(gold):
         rewritten_answer = thousands_separators(rewritten_answer)
+    if "plain_function_names" in rewrites and "\\ln" in gold and "\\log" not in gold:
+        # log(x) in code (Python, SymPy, NumPy) is the natural logarithm the gold writes \ln
+        rewritten_answer = rewritten_answer.replace("\\log", "\\ln")
     if (rewritten_gold, rewritten_answer) != (gold, answer):
         gold_parsed, answer_parsed = parse_answer(rewritten_gold), parse_answer(rewritten_answer)
         if compare(gold_parsed, answer_parsed).correct:

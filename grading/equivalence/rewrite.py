@@ -648,7 +648,7 @@ _CIS = re.compile(
 # A label in words before a value: "\\text{radius } 5", "\\textbf{center:} (3, -2)".
 _TEXT_LABEL = re.compile(
     r"\\(?:text|textbf|textrm|mathrm)\s*\{(?!\s*(?:and|or)\s*\})\s*[A-Za-z][A-Za-z ]{0,30}:?\s*\}"
-    r"\s*(?:=|:)?\s*|\\\s"
+    r"\s*(?:=|:)?\s*|(?<!\\)\\\s"  # LaTeX's space, not a row break "\\" before a space
 )
 _SCALE_EXPONENTS = {
     "thousand": 3,
@@ -756,12 +756,73 @@ def plain_pi(text: str) -> str:
     return _PLAIN_PI.sub(r"\\pi ", text) if "pi" in text else text
 
 
+def top_level_parts(text: str) -> list[str]:
+    """``text`` split at its commas outside any brackets."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "{([") - (char in "})]")
+        if char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    return [*parts, text[start:].strip()]
+
+
+def vector_notation(text: str) -> str:
+    """A vector or matrix as linear algebra writes it in text: transposed ("(0, -5, 10)^T",
+    "[1, 1, 1]ᵀ"), in square brackets ("[1, 1, 1]", three entries or more, so no interval),
+    scaled (``\frac{1}{2}(1, -1, 2)``, the vector of the products), as MATLAB's rows
+    ("[0 -1; 1 0]") or as a diagonal ("diag(1/2, -1, 3)")."""
+    if not any(mark in text for mark in "[(") or len(text) > MAX_ANSWER_CHARS:
+        return text
+    text = _TRANSPOSED.sub(r"\1", text)
+    if (listed := _BRACKET_LIST.fullmatch(text)) is not None:
+        return f"({listed.group(1)})"
+    if (scaled := _SCALED_TUPLE.fullmatch(text)) is not None:
+        entries = top_level_parts(scaled.group(2))
+        if len(entries) >= 2 and all(entries):
+            factor = scaled.group(1).strip()
+            return "(" + ", ".join(f"{factor} \\cdot ({entry})" for entry in entries) + ")"
+    if (rows := _MATLAB_MATRIX.fullmatch(text)) is not None:
+        cells = [_MATLAB_CELLS.split(row.strip()) for row in rows.group(1).split(";")]
+        # one entry a row is "[-3 ; 5]", an interval in French notation
+        if len({len(row) for row in cells}) == 1 and len(cells[0]) > 1 and all(map(all, cells)):
+            return _pmatrix(cells)
+    if (diagonal := _DIAGONAL.fullmatch(text)) is not None:
+        entries = top_level_parts(diagonal.group(1))
+        cells = [[e if i == j else "0" for j, e in enumerate(entries)] for i in range(len(entries))]
+        return _pmatrix(cells) if len(entries) >= 2 and all(entries) else text
+    return text
+
+
+def _pmatrix(cells: list[list[str]]) -> str:
+    body = " \\\\ ".join(" & ".join(cell.strip() for cell in row) for row in cells)
+    return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
+
+
+_TRANSPOSED = re.compile(
+    r"(\)|\]|\\end\{[pbvB]?matrix\})\s*(?:\^\s*\{?\s*(?:T|\\top|\\intercal|\\mathsf\{T\})\s*\}?|ᵀ)\s*$"
+)
+_BRACKET_LIST = re.compile(
+    r"\s*(?:\\left)?\[([^\[\]();]*,[^\[\]();]*,[^\[\]();]*?)(?:\\right)?\]\s*"
+)
+_SCALAR = r"-?\s*(?:\\[dt]?frac\{[^{}]*\}\{[^{}]*(?:\{[^{}]*\}[^{}]*)?\}|\d*\\sqrt\{[^{}]*\}|\d+(?:\.\d+)?)"
+_SCALED_TUPLE = re.compile(
+    rf"\s*({_SCALAR}(?:\s*{_SCALAR})*)\s*(?:\\cdot|\*)?\s*(?:\\left)?\(((?:[^()]|\([^()]*\))*)(?:\\right)?\)\s*"
+)
+_MATLAB_MATRIX = re.compile(r"\s*\[([^\[\];]+(?:;[^\[\];]+)+)\]\s*")
+_MATLAB_CELLS = re.compile(r"\s*,\s*|\s+")
+_DIAGONAL = re.compile(
+    r"\s*(?:\\operatorname\{diag\}|\\(?:text|mathrm)\{diag\}|diag)\s*(?:\\left)?\(((?:[^()]|\([^()]*\))*)(?:\\right)?\)\s*"
+)
+
+
 _ORDER = (
     unicode_to_latex,
     plain_function_names,
     inverse_trig_powers,
     text_labels,
     angle_brackets_to_tuple,
+    vector_notation,
     signed_tuples,
     assignment_groups,
     upright_constants,

@@ -33,7 +33,7 @@ def readings(value: object) -> list[object]:
     if as_set is not None:
         readings.append(as_set)
         value = as_set
-    vector = _as_tuple(value)
+    vector = as_tuple(value)
     if vector is not None:
         readings.append(vector)
         value = vector
@@ -101,11 +101,16 @@ def close(gold: object, answer: object) -> bool:
         return False
     try:
         return all(
-            abs(g - a) <= sympy.Rational(1, 100) * max(abs(g), abs(a), sympy.Rational(1, 100))
+            abs(g - a) <= sympy.Rational(1, 100) * (max(abs(g), abs(a)) if g else _NEAR_ZERO)
             for g, a in ((sympy.N(g, 20), sympy.N(a, 20)) for g, a in pairs)
         )
     except (TypeError, ValueError):
         return False
+
+
+# How near 0 a number must be to be "nearly" a gold of 0; other golds are compared relatively
+# (4.7e-6 is not nearly 4.7e-5).
+_NEAR_ZERO = sympy.Rational(1, 10_000)
 
 
 def _is_expression_with_variables(value: object) -> bool:
@@ -165,7 +170,7 @@ def _entries(value: object) -> sympy.Tuple | None:
         return sympy.Tuple(*value.shape, *value)
     if isinstance(value, sympy.Tuple):
         return value
-    return _as_tuple(value)
+    return as_tuple(value)
 
 
 def _with_imaginary_unit(value: object) -> object:
@@ -232,6 +237,18 @@ def _solved(relation: object) -> bool:
     )
 
 
+def common_factor_left(numerator: str, denominator: str) -> bool:
+    """A fraction whose numerator and denominator, each as written, share a factor with a
+    variable: ``\\frac{(x-2)^2}{(x-2)(x+2)}``. Parsed whole, SymPy would cancel it."""
+    top, bottom = parse_answer(numerator).values, parse_answer(denominator).values
+    if not top or not bottom or not all(isinstance(v, sympy.Expr) for v in (top[0], bottom[0])):
+        return False
+    try:
+        return bool(sympy.gcd(top[0], bottom[0]).free_symbols)
+    except Exception:  # not polynomials: no common factor SymPy can show
+        return False
+
+
 def factoring_incomplete(gold: str, answer: str) -> bool:
     """An answer equal to a factored gold that is less factored: fewer factors with a
     variable, or a factor with a common numeric factor left inside (``(2x - 2)(x + 4)``)."""
@@ -268,7 +285,7 @@ def _content(factor: object) -> object:
         return 1
 
 
-def _as_tuple(value: object) -> sympy.Tuple | None:
+def as_tuple(value: object) -> sympy.Tuple | None:
     """A row or column vector as the tuple of its entries."""
     if isinstance(value, sympy.MatrixBase) and 1 in value.shape:
         return sympy.Tuple(*value)

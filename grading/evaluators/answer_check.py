@@ -42,6 +42,8 @@ from grading.equivalence.check import (
     equal_up_to_constant,
     names_a_value,
     numeric_value,
+    one_of_many,
+    same_family,
 )
 from grading.equivalence.rewrite import LATEX_SPACE, thousands_separators, unicode_to_latex
 from grading.evaluators import forms
@@ -58,6 +60,7 @@ from grading.types import (
     Status,
     Verdict,
 )
+from grading.units import base_unit, conversion_factor, named_unit
 
 # Evaluators whose reading of the output is compared with the stated answer.
 MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex", "exact"})
@@ -255,6 +258,25 @@ def _grade_math(
         stated = replace(stated, expression=bound)
         comparison = _compare(compared_gold, stated)
         shown = {**shown, "extracted": bound, "extracted_latex": bound}
+    asked_one = _one_asked(sample.problem) if not comparison.equal else ""
+    if asked_one and one_of_many(compared_gold, stated.expression, asked_one):
+        # "Find an eigenvector": (1/√2, 1/√2) for (1, 1); "a basis", "an antiderivative"
+        comparison = Comparison(True, "one_of_many")
+    elif (
+        not comparison.equal
+        and _CONSTANT_NAME.search(gold)
+        and same_family(gold, stated.expression)
+    ):
+        # "y = A\sin x + B\cos x" for "y = C_1\cos x + C_2\sin x": constants renamed
+        comparison = Comparison(True, "same_family")
+    converted = _in_gold_unit(gold, stated, sample.problem) if not comparison.equal else ""
+    in_gold_unit = (
+        _compare(compared_gold, replace(stated, expression=converted)) if converted else None
+    )
+    if in_gold_unit is not None and in_gold_unit.equal and named_unit(sample.problem):
+        signals.append("unit_mismatch")  # "300,000 J" where kilojoules are asked: a person decides
+    elif in_gold_unit is not None and in_gold_unit.equal:
+        comparison = in_gold_unit  # "100 MHz" for 1.00 × 10^8 Hz; "90 TJ" for 9.0 × 10^13 J
     in_words = (
         _RATIO_IN_WORDS.fullmatch(stated.expression.strip()) if not comparison.equal else None
     )
@@ -618,6 +640,48 @@ def _restates_another_value(stated: StatedAnswer) -> bool:
     return gap >= step and not math.isclose(value, float(decimal), rel_tol=0.005)
 
 
+# Questions whose answer is one of many: any nonzero multiple of an eigenvector or a normal
+# vector, any basis of a space, any antiderivative; unless the question fixes which one.
+_ONE_OF_MANY = re.compile(
+    r"\b(?:an?|one|any)\s+(?:(?:nonzero|non-zero|corresponding|associated)\s+)*"
+    r"(?:(antiderivative|anti-derivative|primitive)"
+    r"|(basis|spanning set)|eigenvector|(?:normal|direction|nonzero|non-zero) vector"
+    r"|vector (?:parallel|orthogonal|perpendicular|normal))\b",
+    re.IGNORECASE,
+)
+_ONE_FIXED = re.compile(
+    r"\bunit\b|normali[sz]ed|\b(?:length|magnitude|norm)\s+(?:of\s+)?1\b|first (?:component|entry"
+    r"|coordinate)|integer (?:entries|components)|\bwhose\b|\bwith\s+(?:first|last|positive)",
+    re.IGNORECASE,
+)
+
+
+# A gold with an arbitrary constant: "y = Ce^x", "C_1\cos x + C_2\sin x", "x^2 + K".
+_CONSTANT_NAME = re.compile(r"(?<![A-Za-z\\])[CK](?:_\{?\d\}?)?(?![A-Za-z])")
+
+
+def _one_asked(problem: str) -> str:
+    """What a question asking for one of many answers asks for ("antiderivative", "basis",
+    "vector"), or empty."""
+    asked = _ONE_OF_MANY.search(problem[-400:])
+    if asked is None or _ONE_FIXED.search(problem[-400:]):
+        return ""
+    return "antiderivative" if asked.group(1) else "basis" if asked.group(2) else "vector"
+
+
+def _in_gold_unit(gold: str, stated: StatedAnswer, problem: str) -> str:
+    """The stated value in the gold's unit, where the answer gives it in another unit of the
+    same quantity ("1.728 MJ" for 0.48 kWh). A bare gold is taken in the unit the question
+    names ("in kilohms"), else in the base unit of the answer's (TJ: joules). Empty when
+    nothing converts."""
+    if not stated.units:
+        return ""
+    target = read_answer(gold).units or named_unit(problem) or base_unit(stated.units)
+    factor = conversion_factor(stated.units, target) if target else None
+    value = numeric_value(stated.expression) if factor not in (None, 1.0) else None
+    return f"{value * factor:.12g}" if value is not None else ""
+
+
 def _lists_values(expression: str) -> bool:
     """True for "7 and 13" or "3, 5", not for "14{,}916", "32,\\! 349" or the decimal comma
     of "8,25"."""
@@ -681,6 +745,23 @@ def _written_in(gold: str, text: str) -> bool:
     return re.search(pattern, re.sub(r"[\s$]", "", unicode_to_latex(text))) is not None
 
 
+_DECIMAL_PLACES = re.compile(r"-?\d*\.(\d+)")
+
+
+def _rounded_alike(gold: str, answer: str) -> bool:
+    """Two decimals, the answer with no more places than the gold ("7.38" for 7.39): another
+    rounding, so a wrong one, not an approximation of the gold."""
+    gold_places, answer_places = (
+        _DECIMAL_PLACES.fullmatch(gold.strip()),
+        _DECIMAL_PLACES.fullmatch(answer.strip()),
+    )
+    return (
+        gold_places is not None
+        and answer_places is not None
+        and len(answer_places.group(1)) <= len(gold_places.group(1))
+    )
+
+
 def _comparison_signals(
     comparison: Comparison, stated: StatedAnswer, gold: str, problem: str, output_tail: str
 ) -> list[str]:
@@ -689,8 +770,10 @@ def _comparison_signals(
         found.append("undefined_value")
     if comparison.renamed and not comparison.equal:
         found.append("variable_name")
-    if comparison.approximately and (
-        not forms.demands_exact_form(problem) or _written_in(gold, output_tail)
+    if (
+        comparison.approximately
+        and not _rounded_alike(gold, stated.expression)
+        and (not forms.demands_exact_form(problem) or _written_in(gold, output_tail))
     ):
         # A decimal where the question asks for an exact value is wrong, unless the output
         # wrote the exact value too and then rounded it ("c = \\sqrt{74} \\approx 8.602"):

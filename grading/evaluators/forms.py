@@ -16,7 +16,8 @@ from math import gcd
 from grading.answers import StatedAnswer
 from grading.equivalence.check import Comparison, chain_sides, compare_values
 from grading.equivalence.rewrite import LATEX_SPACE
-from grading.equivalence.structure import factoring_incomplete
+from grading.equivalence.structure import common_factor_left, factoring_incomplete
+from grading.evaluators.extraction import braced_argument
 from grading.units import other_unit_than_asked
 
 # The question asks for a form.
@@ -60,6 +61,7 @@ _VARIABLE_GROUP = re.compile(r"\([^()]*[a-z][^()]*\)\s*(?:\^|\()|[\d}a-z]\s*\([^
 _FRACTION_PARTS = re.compile(
     r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|(?<![\d.])(\d{1,9})/(\d{1,9})(?![\d.])"
 )
+_FRACTION_COMMAND = re.compile(r"\\[dt]?frac(?=\{)")
 _RADICAL_FRACTION = re.compile(r"\\[dt]?frac\{(\d{1,9})\s*\\sqrt\{\d{1,9}\}\}\{(\d{1,9})\}")
 _VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
 _COMMANDS = re.compile(r"\\[A-Za-z]+|\\text\{[^{}]*\}")
@@ -84,7 +86,11 @@ _DECIMAL_COMMA_WORDS = frozenset(
 )
 _ENGLISH_WORDS = frozenset("the is of and what how many much find answer are to".split())
 # Readings an answer admits besides the usual one.
-_SLASH_JUXTAPOSED = re.compile(r"(-?\d+)\s*/\s*(\d+)\s*([A-Za-z(\\][^/]*)")
+_SLASH_JUXTAPOSED = re.compile(r"(-?[\dA-Za-z.]+)\s*/\s*(\d+)\s*([A-Za-z(\\][^/]*)")
+# Plain text whose slash or caret takes one term where the writer may have meant the rest:
+# "x/x-1" (x/(x - 1)?), "e^x+1" (e^(x + 1)?).
+_SLASH_THEN_TERMS = re.compile(r"([\dA-Za-z.]+)\s*/\s*([\dA-Za-z.]+)\s*([+-][^(){}\\/]+)")
+_CARET_THEN_TERMS = re.compile(r"([\dA-Za-z.]+)\s*\^\s*([\dA-Za-z.]+)\s*([+-][^(){}\\^]+)")
 _BARE_LOG = re.compile(r"\\log(?![_a-zA-Z])")
 _RATIO = re.compile(r"(\d+)\s*:\s*(\d+)")
 _ONE_COMMA_GROUP = re.compile(r"-?\d{1,3},\d{3}")
@@ -197,10 +203,11 @@ def form_signals(
     # equation in one form.
     # "\\frac{5}{11} = 0.454545\\ldots" is written in the notation of its last side
     answer_notation = notation(chain_sides(stated.expression)[-1])
-    other_notation = (_is_value(gold) and notation(gold) != answer_notation) or (
-        (notation(gold) == "polar") != (answer_notation == "polar")  # 6 cis 45° for a + bi
+    gold_notation = notation(gold)
+    other_notation = (_is_value(gold) and gold_notation != answer_notation) or (
+        (gold_notation == "polar") != (answer_notation == "polar")  # 6 cis 45° for a + bi
     )
-    same_notation = notation(gold) == answer_notation != "plain"
+    same_notation = gold_notation == answer_notation != "plain"
     stated_equation = f"{stated.head} = {stated.expression}" if stated.head else stated.expression
     shapes = {_equation_shape(gold), _equation_shape(stated_equation)}
     other_shape = len(shapes) > 1 and "" not in shapes
@@ -399,13 +406,18 @@ def comma_convention(text: str) -> str:
 
 def _readings_disagree(gold: str, answer: str) -> bool:
     """The answer's two readings differ on whether it equals the gold: ``1/2x`` as x/2 or as
-    1/(2x), ``\\log 2`` as ln 2 (not base 10), the ratio ``1:6`` as odds of 1 in 7 (not 1/6)."""
+    1/(2x), ``x/x-1`` as x/(x - 1), ``e^x+1`` as e^(x + 1), ``\\log 2`` as ln 2 (not base 10),
+    the ratio ``1:6`` as odds of 1 in 7 (not 1/6)."""
     readings = []
     slashed = _SLASH_JUXTAPOSED.fullmatch(answer.strip())
     if slashed:
         readings.append(f"\\frac{{{slashed.group(1)}}}{{{slashed.group(2)}}} {slashed.group(3)}")
     if _BARE_LOG.search(answer):
         readings.append(_BARE_LOG.sub(r"\\ln", answer))
+    if grouped := _SLASH_THEN_TERMS.fullmatch(answer.strip()):
+        readings.append(f"\\frac{{{grouped.group(1)}}}{{{grouped.group(2)} {grouped.group(3)}}}")
+    if grouped := _CARET_THEN_TERMS.fullmatch(answer.strip()):
+        readings.append(f"{grouped.group(1)}^{{{grouped.group(2)} {grouped.group(3)}}}")
     ratio = _RATIO.fullmatch(answer.strip())
     if ratio and _FRACTION_PARTS.search(gold):
         first, second = int(ratio.group(1)), int(ratio.group(2))
@@ -439,6 +451,11 @@ def less_simplified(gold: str, answer: str) -> bool:
         numerator, denominator = (g for g in match.groups() if g is not None)
         if gcd(int(numerator), int(denominator)) > 1:
             return True  # "\frac{15}{90}" for "\frac{1}{6}"
+    for fraction in _FRACTION_COMMAND.finditer(answer):
+        numerator = braced_argument(answer, fraction.end())
+        denominator = braced_argument(answer, numerator[1]) if numerator else None
+        if denominator and common_factor_left(numerator[0], denominator[0]):
+            return True  # "\frac{(x-2)^2}{(x-2)(x+2)}" for "\frac{x-2}{x+2}"
     for coefficient, denominator in _RADICAL_FRACTION.findall(answer):
         if gcd(int(coefficient), int(denominator)) > 1:
             return True  # "\frac{5\sqrt{10}}{10}" for "\frac{\sqrt{10}}{2}"

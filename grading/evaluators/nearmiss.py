@@ -407,7 +407,7 @@ def _point_written_out(gold: str, answer: str, sample: Sample) -> bool:
 _DERIVATION_REACH = 200
 # "= 56$ triangles.": the value a line's last equation comes to, with the count's noun after it
 _LAST_EQUATION = re.compile(
-    r"=\s*([^=$\n]{1,40}?)\s*(?:(?:\$\$?|\\\]|\\\))(?:\s+[A-Za-z]+){0,3})?\s*[.,]?\s*$"
+    r"=\s*(?:\\?\$(?=\d))?([^=$\n]{1,40}?)\s*(?:(?:\$\$?|\\\]|\\\))(?:\s+[A-Za-z]+){0,3})?\s*[.,]?\s*$"
 )
 # A value a sentence names after its verb ("the minimum value of f is 4, attained at x = -3",
 # "Priya has $45 left"), not a factor or a base ("are 240 × 1.05 = 252", "get 2^{10}"); and
@@ -434,6 +434,8 @@ _COUNT_SAID = re.compile(
 )
 _NAMED_LIST = re.compile(r"\bare\s+([^.!?\n]{1,120}?)\s*[.!]?\s*$", re.IGNORECASE)
 # A line that only heads the answer below it ("**Final Answer**", "### Answer:").
+_ASSIGNED_SPAN = re.compile(r"\$\s*[A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^$=]+\$")
+_IMPLIES = re.compile(r"\\(?:Rightarrow|implies|Longrightarrow)(?![A-Za-z])|⇒|⟹")
 _HEADING_LINE = re.compile(
     r"[#*\s]*(?:final\s+answer|answer|solution|result|conclusion)[\s*:：#]*"
     r"|\s*(?:\\\[|\$\$)\s*",  # a display's opening line: "\[" above "\boxed{16}"
@@ -465,6 +467,11 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     listed = _NAMED_LIST.search(lines[-1])
     if listed:
         values.append(read_answer(listed.group(1)).expression)
+    if len(_ASSIGNED_SPAN.findall(lines[-1])) > 1:  # "So $x = 2$ and $y = -1$." for (2, -1)
+        values.append(read_answer(lines[-1]).expression)
+    implied = _IMPLIES.split(lines[-1])
+    if len(implied) > 1:  # "(\lambda - 2)(\lambda - 5) = 0 \Rightarrow \lambda = 2,\ \lambda = 5"
+        values.append(read_answer(implied[-1].strip(" $.")).expression)
     return any(compare_values(gold, value).equal for value in values)
 
 

@@ -3278,3 +3278,298 @@ def test_an_approximation_of_pi_taken_as_three_point_one_four_is_no_contradictio
 
     assert graded.auto_verdict is Verdict.CORRECT
     assert not graded.needs_review, reasons(graded)
+
+
+# Round twenty-one (held-out sets DC to DF): answer tags, linear algebra's notations, answers
+# that are one of many, renamed constants, units with prefixes, plain-text precedence.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "verdict"),
+    [
+        ("26", "Total spent: $12 + $14 = $26\n\n<answer>26</answer>", Verdict.CORRECT),
+        (
+            "40",
+            "<think>n = 7 works ... 20 + 20</think>\n\nSo 40.\n\n<answer>40</answer>",
+            Verdict.CORRECT,
+        ),
+        (
+            "x>3",
+            "Subtract 5 and divide by 2.\n\n<final_answer>x > 3</final_answer>",
+            Verdict.CORRECT,
+        ),
+        ("91", "Adding the two groups gives 90.\n\n<answer>90</answer>", Verdict.INCORRECT),
+    ],
+)
+def test_an_answer_tag_is_the_committed_answer(gold, output, verdict):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is verdict
+    assert not graded.needs_review, reasons(graded)
+
+
+def test_two_answer_tags_with_different_values_are_flagged():
+    output = "So the probability is 1/4.\n\n<answer>1/4</answer>\n\nSummary: <answer>1/3</answer>"
+
+    assert grade("\\frac{1}{4}", output).needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("\\begin{pmatrix} 0 \\\\ -5 \\\\ 10 \\end{pmatrix}", "(0, -5, 10)^T"),
+        ("\\begin{pmatrix} 1 \\\\ 1 \\\\ 1 \\end{pmatrix}", "[1, 1, 1]ᵀ"),
+        ("\\left(\\frac{1}{2}, -\\frac{1}{2}, 1\\right)", "\\tfrac{1}{2}(1, -1, 2)"),
+        (
+            "\\begin{pmatrix} \\frac{\\sqrt{6}}{6} \\\\ \\frac{\\sqrt{6}}{6} \\\\ \\frac{\\sqrt{6}}{3} \\end{pmatrix}",
+            "\\dfrac{1}{\\sqrt{6}}\\langle 1, 1, 2 \\rangle",
+        ),
+        ("\\begin{pmatrix} 0 & -1 \\\\ 1 & 0 \\end{pmatrix}", "[0 −1; 1 0]"),
+        (
+            "\\begin{pmatrix} \\frac{1}{2} & 0 & 0 \\\\ 0 & -1 & 0 \\\\ 0 & 0 & 3 \\end{pmatrix}",
+            "diag(0.5, −1, 3)",
+        ),
+    ],
+)
+def test_vectors_and_matrices_as_linear_algebra_writes_them_in_text(gold, answer):
+    assert compare_values(gold, read_answer(answer).expression).equal
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("[-3,5]", "[-3 ; 5]"),  # an interval in French notation, not a column
+        ("[-2,1)\\cup(1,2]", "-2 \\le x \\le 2,\\ x \\ne 1"),
+        ("(1, 2)", "[1, 2]"),  # two entries in square brackets: a closed interval
+    ],
+)
+def test_intervals_are_not_taken_for_vectors(gold, answer):
+    expected = gold != "(1, 2)"
+
+    assert compare_values(gold, read_answer(answer).expression).equal is expected
+
+
+def test_a_coordinate_vector_and_a_decorated_vector_name_are_heads():
+    assert read_answer("[\\mathbf{v}]_{\\mathcal{B}} = (3, 2)").expression == "(3, 2)"
+    assert read_answer("\\hat{\\mathbf{v}} = (1, 2)").expression == "(1, 2)"
+    assert read_answer("ρ = 2.70 g/cm³").expression == "2.70"
+    assert read_answer("aₙ = 2ⁿ − 1").expression == "2^{n} - 1"
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold", "answer", "verdict"),
+    [
+        (
+            "Find an eigenvector of $A$ corresponding to the eigenvalue $3$.",
+            "\\begin{pmatrix} 1 \\\\ 1 \\end{pmatrix}",
+            "\\begin{pmatrix} \\frac{1}{\\sqrt{2}} \\\\ \\frac{1}{\\sqrt{2}} \\end{pmatrix}",
+            Verdict.CORRECT,
+        ),
+        (
+            "Show that $4$ is an eigenvalue and find a corresponding eigenvector.",
+            "\\begin{pmatrix} 1 \\\\ 0 \\\\ -1 \\end{pmatrix}",
+            "(-1,\\ 0,\\ 1)^T",
+            Verdict.CORRECT,
+        ),
+        (
+            "Find a unit eigenvector with positive first component.",
+            "\\begin{pmatrix} 1 \\\\ 1 \\end{pmatrix}",
+            "(2, 2)",
+            Verdict.INCORRECT,
+        ),
+        (
+            "Find a basis for the null space of $A$.",
+            "\\left\\{ \\begin{pmatrix} -2 \\\\ 1 \\\\ 0 \\end{pmatrix}, \\begin{pmatrix} 1 \\\\ 0 \\\\ 1 \\end{pmatrix} \\right\\}",
+            "\\{(1, 0, 1), (0, 1, 2)\\}",
+            Verdict.CORRECT,
+        ),
+        (
+            "Find a basis for the null space of $A$.",
+            "\\{(-2, 1, 0), (1, 0, 1)\\}",
+            "\\{(1, 0, 1), (0, 1, 3)\\}",
+            Verdict.INCORRECT,
+        ),
+        ("Find an antiderivative of $3x^2 + 1$.", "x^3 + x", "x^3 + x + 5", Verdict.CORRECT),
+        (
+            "Compute $\\mathbf{a} \\times \\mathbf{b}$.",
+            "(1, -2, 1)",
+            "(-1, 2, -1)",
+            Verdict.INCORRECT,
+        ),
+    ],
+)
+def test_an_answer_that_is_one_of_many_is_checked_as_one_of_them(problem, gold, answer, verdict):
+    assert grade(gold, f"$$\\boxed{{{answer}}}$$", problem).auto_verdict is verdict
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "equal"),
+    [
+        ("y = C_1\\cos x + C_2\\sin x", "y = A\\sin x + B\\cos x", True),
+        ("y = C_1e^{x} + C_2e^{2x}", "y = c_1 e^{2x} + c_2 e^{x}", True),
+        ("y = -\\frac{1}{x+C}", "y = \\dfrac{1}{C-x}", True),
+        ("y = Ce^x", "y = e^{x + C}", False),  # only the positive multiples
+        ("y = C_1e^{x} + C_2e^{2x}", "y = C_1 e^{x} + C_2 e^{3x}", False),
+    ],
+)
+def test_a_general_solution_with_its_constants_renamed_is_the_same_family(gold, answer, equal):
+    verdict = grade(gold, f"The general solution is $$\\boxed{{{answer}}}$$").auto_verdict
+
+    assert (verdict is Verdict.CORRECT) is equal
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "verdict"),
+    [
+        (
+            "0.48 \\text{ kWh}",
+            "E = 60 W × 28,800 s = 1,728,000 J\n\n**E = 1.728 MJ**",
+            "",
+            Verdict.CORRECT,
+        ),
+        (
+            "1.00 \\times 10^{8} \\text{ Hz}",
+            "$$\\boxed{f = 100\\ \\text{MHz}}$$",
+            "",
+            Verdict.CORRECT,
+        ),
+        ("2700 \\text{ kg/m}^3", "**ρ = 2.70 g/cm³**", "", Verdict.CORRECT),
+        ("0.0040 \\text{ M}", "**c = 4.0 mM**", "", Verdict.CORRECT),
+        (
+            "9.0 \\times 10^{13}",
+            "**Answer:** $E = 90\\ \\text{TJ}$",
+            "How much energy is it?",
+            Verdict.CORRECT,
+        ),
+        (
+            "0.15",
+            "**R = 1.5 × 10⁻⁴ kΩ**",
+            "What is the resistance in kilohms?",
+            Verdict.INCORRECT,
+        ),
+        ("10\\pi", "The circumference is approximately **31.42 cm**.", "", Verdict.INCORRECT),
+    ],
+)
+def test_a_value_in_another_prefix_or_unit_of_its_quantity_is_converted(
+    gold, output, problem, verdict
+):
+    assert grade(gold, output, problem).auto_verdict is verdict
+
+
+def test_the_right_quantity_in_another_unit_than_the_question_names_is_flagged():
+    graded = grade("300", "**Answer: 300,000 J**", "How much energy is used, in kJ?")
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "unit_mismatch" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("x^3+1", "So the expanded form is x**3 + 1."),
+        ("3x^2\\ln x + x^2", "f'(x) = x**2*(3*log(x) + 1)"),
+        ("3.011 \\times 10^{23}", "So 0.500 mol of iron contains 3.011e+23 atoms."),
+        ("47 \\times 10^{-6}", "**Answer: 47 × 10⁻⁶ F**"),
+        ("0, 1, 1", "**Eigenvalues:** $1$ (multiplicity 2) and $0$ (multiplicity 1)."),
+        ("-3i+6j-3k", "The cross product is -3**i** + 6**j** - 3**k**."),
+    ],
+)
+def test_code_notation_prefixed_units_and_multiplicities_are_read(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluation("answer_check")
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [("\\frac{k}{2a}", "k/2a"), ("\\frac{x}{x-1}", "x/x-1"), ("e^{x+1}", "e^x+1")],
+)
+def test_plain_text_read_two_ways_is_flagged(gold, answer):
+    assert "two_readings" in reasons(grade(gold, f"The answer is {answer}"))
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        (
+            "\\begin{cases} 2x, & \\text{if } x \\geq 0 \\\\ 0, & \\text{otherwise} \\end{cases}",
+            Verdict.CORRECT,
+        ),
+        ("\\begin{cases} 2x, & x > 0 \\\\ 0, & x \\le 0 \\end{cases}", Verdict.CORRECT),
+        ("\\begin{cases} 0, & x \\ge 0 \\\\ 2x, & x < 0 \\end{cases}", Verdict.INCORRECT),
+    ],
+)
+def test_piecewise_functions_are_compared_piece_by_piece(answer, verdict):
+    gold = "f(x)=\\begin{cases} 2x & x\\ge 0 \\\\ 0 & x<0 \\end{cases}"
+
+    assert grade(gold, f"$$f(x) = {answer}$$").auto_verdict is verdict
+
+
+def test_a_fraction_left_with_a_common_factor_where_simplifying_is_asked_is_flagged():
+    output = "$$\\frac{x^2-4x+4}{x^2-4} = \\boxed{\\frac{(x-2)^2}{(x-2)(x+2)}}$$"
+
+    assert "form_differs" in reasons(
+        grade("\\frac{x-2}{x+2}", output, "Simplify $\\frac{x^2-4x+4}{x^2-4}$.")
+    )
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("(2, -1)", "Then $x = -1 + 3 = 2$.\n\nSo $x = 2$ and $y = -1$.\n\n$$\\boxed{(-1,\\ 2)}$$"),
+        (
+            "2, 5",
+            "$(\\lambda - 2)(\\lambda - 5) = 0 \\Rightarrow \\lambda = 2,\\ \\lambda = 5$\n\n"
+            "**Eigenvalues:** $\\lambda = 2$, $\\lambda = -5$",
+        ),
+        ("170", "Total = $120 + $50 = $170\n\nSo renting the car will cost $175 in total."),
+    ],
+)
+def test_the_gold_stated_in_the_working_just_before_another_answer_is_flagged(gold, output):
+    assert grade(gold, output).needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("90", "<solution>\n  <step>120 − 30 = 90</step>\n  <result>90</result>\n</solution>"),
+        (
+            "16",
+            '<solution>\n  <step>240 / 15 = 16</step>\n  <result unit="weeks">16</result>\n</solution>',
+        ),
+        (
+            "\\frac{\\sqrt{2}}{2}",
+            "$$\\sin 45^\\circ = \\frac{1}{\\sqrt{2}}$$\n\n<answer>1/\\sqrt{2}",
+        ),
+        (
+            "56",
+            'Answer: 56\n\n(Remember to put your final answer on its own line after "Answer:".)',
+        ),
+    ],
+)
+def test_structured_replies_state_their_result_and_an_echoed_instruction_states_nothing(
+    gold, output
+):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert not graded.needs_review, reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("4.7 \\times 10^{-5}", "$$0.000047 = \\boxed{4.7 \\times 10^{-6}}$$"),
+        ("7.39", "Keeping two decimal places gives $\\boxed{7.38}$."),
+        ("2.68", "So 2.675 rounded to two decimal places is **2.67**."),
+    ],
+)
+def test_a_wrong_rounding_or_a_wrong_power_of_ten_is_no_approximation(gold, output):
+    graded = grade(gold, output)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+    assert "approximate_answer" not in reasons(graded)
+
+
+def test_a_decimal_for_an_exact_gold_is_still_an_approximation():
+    assert "approximate_answer" in reasons(grade("\\sqrt{14}", "So $|v| \\approx \\boxed{3.74}$."))
