@@ -24,6 +24,7 @@ from grading.equivalence.rewrite import (
     foreign_number_word,
     fraction_words,
     number_words,
+    plain_markup,
     plain_pi,
     scale_words,
     solution_set_notation,
@@ -110,7 +111,7 @@ _HEDGE_SPLIT = re.compile(
 )
 _INEQUALITY = re.compile(r"[<>≤≥]|\\[lg]eq?(?:slant)?(?![A-Za-z])")
 _EITHER = re.compile(r"^\s*(?:either|soit|entweder|o bien)\s+", re.IGNORECASE)
-_PLUS_MINUS = re.compile(r"\\pm|±|\\mp|∓")
+_PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±|\\mp(?![a-z])|∓")  # not \pmod
 _MOST_SIGNS = 3
 _BOUND = re.compile(r"^[a-z]\s*(?:[<>≤≥]|\\[lg]eq?(?![A-Za-z])|\\neq?(?![A-Za-z]))")
 _SIGNED_LIST = re.compile(
@@ -118,6 +119,10 @@ _SIGNED_LIST = re.compile(
 )
 # Coordinates in a basis: "[\mathbf{v}]_{\mathcal{B}}".
 _COORDINATES = r"\[[^\[\]=$]{1,30}\]_(?:\{(?:[^{}=]|\{[^{}]*\}){1,30}\}|\w)"
+# The name of a point before its coordinates; not P(n, k) or C(n, k), which count.
+_POINT_NAME = re.compile(
+    r"(?<![\w\\])[ABD-OQ-Z](?:_\{?\d{1,2}\}?|\d|')?\s*(?=\(\s*[-−]?[\d\\][^,()]*,)"
+)
 # A name: a letter (Latin or Greek, "ρ = 2.70") with an index ("a_n", "aₙ"), or a vector's
 # decorated letter ("\mathbf{u}_2", "\hat{\mathbf{v}}").
 _NAME = (
@@ -414,9 +419,11 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
-    text = _PYTHON_POWER.sub("^", plain_pi(unicode_to_latex(text)))
+    text = _PYTHON_POWER.sub("^", plain_pi(unicode_to_latex(plain_markup(text))))
     text = scale_words(text.replace("**", "").replace("{:}", ":"))
     text = _reals_except(text)
+    if "(" in text:  # "F(0, 3)", "F_1(-5, 0), F_2(5, 0)": points by their names
+        text = _POINT_NAME.sub("", text)
     if "multiplicity" in text:  # "$1$ (multiplicity 2) and $0$" lists 1 twice
         text = _WITH_MULTIPLICITY.sub(lambda m: ", ".join([m.group(1)] * int(m.group(2))), text)
     if text.endswith("\\infty") and _unclosed(text) == 1:

@@ -173,10 +173,13 @@ def hedge_words(text: str) -> bool:
 
 
 # A sentence ends at ., ! or ? before a space, or at a line break; a decimal point never does,
-# nor the stops of "i.e." and "e.g.". Written to open on one character class, which the
-# regular expression engine scans for directly, instead of trying an alternation at every
-# position.
-SENTENCE_END = re.compile(r"[\n.!?。！？](?:(?<=\n)|(?<!i\.e\.)(?<!e\.g\.)(?=\s|$))")
+# nor the stops of "i.e." and "e.g.", nor a German ordinal's ("am 1. Januar"). Written to open
+# on one character class, which the regular expression engine scans for directly, instead of
+# trying an alternation at every position.
+SENTENCE_END = re.compile(
+    r"[\n.!?。！？](?:(?<=\n)|(?<!i\.e\.)(?<!e\.g\.)(?=\s|$)(?!\s+(?:Januar|Februar|März|April|Mai"
+    r"|Juni|Juli|August|September|Oktober|November|Dezember)\b))"
+)
 
 
 @dataclass(frozen=True)

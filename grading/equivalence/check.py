@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import sympy
 
-from grading.equivalence import probe, structure
+from grading.equivalence import calendar, integer_sets, probe, structure
 from grading.equivalence.rewrite import (
     FORM_REWRITES,
     LATEX_SPACE,
@@ -60,6 +60,7 @@ _SYNONYM_PATTERNS = {
     for name, forms in _SYNONYMS.items()
 }
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_CONGRUENCE = re.compile(r"\\equiv|≡|\\pmod|\\bmod")
 _THOUSANDS_GROUP = re.compile(rf",(?:\s|{LATEX_SPACE})*\d{{3}}(?!\d)")
 _SHORT_GOLD_CHARS = 80
 _LIST = re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))|;|\\text\{\s*(?:and|or)\s*\}")
@@ -472,8 +473,16 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
     base = _compare_bases(gold, answer)
     if base is not None:
         return base
-    if _CLOCK.match(gold) or _CLOCK.match(answer):  # "4:30 p.m." is a time, not a ratio
-        return Comparison(_same_time(gold, answer), "synonym")
+    on_calendar = calendar.compare(gold, answer)
+    if on_calendar is not None:  # "2023-02-14" is a date, "4:30 p.m." a time, not a ratio
+        return Comparison(on_calendar, "synonym")
+    if calendar.names_a_day_or_time(gold) or _CLOCK.match(answer):
+        return Comparison(False, "synonym")
+    if _CONGRUENCE.search(gold) or _CONGRUENCE.search(answer):
+        # "n \equiv 1 \pmod 4" is a set of integers; the parser reads only its left side
+        same = integer_sets.same_integers(gold, answer)
+        if same is not None:
+            return Comparison(same, "integer_set")
     read_commas = _decimal_commas(gold, answer)
     commas = ("decimal_commas",) if read_commas != (gold, answer) else ()
     gold, answer = read_commas
@@ -656,32 +665,6 @@ _CLOCK = re.compile(
     r"^\$?\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(?:\\text\{\s*)?(?:([ap])\.?\s*m\.?)?\}?\.*\s*\$?$",
     re.I,
 )
-_DAY = 24 * 60
-
-
-def _same_time(gold: str, answer: str) -> bool:
-    """Two clock times name one moment: ``20:34`` and ``08:34 p.m.``, ``20:34:00``; a time
-    without a.m./p.m. may be either half of the day ("4:30" for "4:30 p.m.")."""
-    gold_moments, answer_moments = _moments(gold), _moments(answer)
-    return bool(gold_moments and answer_moments and gold_moments & answer_moments)
-
-
-def _moments(text: str) -> frozenset[tuple[int, int]]:
-    """The (minute of the day, second) a clock time can name."""
-    match = _CLOCK.match(text.strip())
-    if not match:
-        return frozenset()
-    hours, minutes = int(match.group(1)), int(match.group(2))
-    seconds, half = int(match.group(3) or 0), (match.group(4) or "").lower()
-    if hours > 23 or minutes > 59 or seconds > 59 or (half and not 1 <= hours <= 12):
-        return frozenset()
-    if half:
-        hours = hours % 12 + (12 if half == "p" else 0)
-        return frozenset({(hours * 60 + minutes, seconds)})
-    readings = {hours * 60 + minutes}
-    if 1 <= hours <= 12:
-        readings.add(((hours + 12) % 24) * 60 + minutes)
-    return frozenset((minute % _DAY, seconds) for minute in readings)
 
 
 def _undefined(parsed: Parsed) -> bool:

@@ -8,6 +8,7 @@ words into digits. Everything is a regular expression over a bounded string (lin
 
 from __future__ import annotations
 
+import html
 import re
 from fractions import Fraction
 
@@ -42,6 +43,8 @@ _UNICODE = str.maketrans(
         "⟩": "\\rangle ",
         "°": "^\\circ ",
         "√": "\\sqrt",
+        "∛": "\\sqrt[3]",
+        "∜": "\\sqrt[4]",
         "ℝ": "\\mathbb{R}",
         "¼": "\\frac{1}{4}",
         "½": "\\frac{1}{2}",
@@ -66,7 +69,9 @@ _UNICODE = str.maketrans(
     }
 )
 # "√12" and "√x": the root sign and what it applies to, which LaTeX needs braced
-_BARE_SQRT = re.compile(r"\\sqrt(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
+_BARE_SQRT = re.compile(r"\\sqrt(\[\d\])?(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
+# Digits under a combining overline ("0.1̅8̅"): the repeating block of a decimal.
+_OVERLINED_DIGITS = re.compile("((?:\\d\u0305)+)")
 # Runs of superscript and subscript characters: "10⁻¹⁹" is 10^{-19}, "x₁₂" is x_{12}.
 _SUPERSCRIPT_CHARS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
 _SUBSCRIPT_CHARS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋₊", "0123456789-+")
@@ -131,11 +136,44 @@ _BASE = re.compile(r"^\(?([0-9A-Fa-f]+)\)?_\{?(\d{1,2})\}?$")
 def unicode_to_latex(text: str) -> str:
     """Unicode mathematics (−, ×, √, π, ≤, ⟨⟩, ⁻¹⁹) in the LaTeX math-verify reads."""
     if text.isascii():
-        return _BARE_SQRT.sub(r"\\sqrt{\1}", text)
+        return _BARE_SQRT.sub(_braced_root, text)
+    text = _OVERLINED_DIGITS.sub(
+        lambda m: f"\\overline{{{m.group(1).replace(chr(0x305), '')}}}", text
+    )
     text = _SUPERSCRIPTS.sub(lambda m: f"^{{{m.group(0).translate(_SUPERSCRIPT_CHARS)}}}", text)
     text = _SUBSCRIPTS.sub(lambda m: f"_{{{m.group(0).translate(_SUBSCRIPT_CHARS)}}}", text)
     text = text.translate(_UNICODE)
-    return _BARE_SQRT.sub(r"\\sqrt{\1}", text)
+    return _BARE_SQRT.sub(_braced_root, text)
+
+
+def _braced_root(root: re.Match) -> str:
+    return f"\\sqrt{root.group(1) or ''}{{{root.group(2)}}}"
+
+
+def plain_markup(text: str) -> str:
+    """What logging and small models do to an answer, undone: HTML entities and tags
+    ("&minus;3", "36&pi;", "x<sup>2</sup>"), LaTeX commands that lost their backslash
+    ("frac{9}{4}", "sqrt3", "boxed{x + 3}") and Markdown's code ticks."""
+    if "&" in text and ";" in text:
+        text = html.unescape(text)
+    if not text.isascii():  # no-break and thin spaces, as in "12&nbsp;000"
+        text = text.translate(_UNICODE_SPACES)
+    if "<" in text:
+        text = _HTML_SCRIPT.sub(
+            lambda m: f"{'^' if m.group(1) == 'sup' else '_'}{{{m.group(2)}}}", text
+        )
+        text = _HTML_TAG.sub("", text)
+    if _LOST_BACKSLASH.search(text):
+        text = _LOST_BACKSLASH.sub(r"\\\1", text)
+    return text.strip("`") if text.startswith("`") and text.endswith("`") else text
+
+
+_UNICODE_SPACES = str.maketrans(dict.fromkeys("\u00a0\u2009\u202f\u2007", " "))
+_HTML_SCRIPT = re.compile(r"<(sup|sub)>([^<>]{1,20})</\1>", re.IGNORECASE)
+_HTML_TAG = re.compile(
+    r"</?(?:b|i|u|em|strong|span|p|br|div|code|font)\b[^<>]{0,60}>", re.IGNORECASE
+)
+_LOST_BACKSLASH = re.compile(r"(?<![\\A-Za-z])(d?frac|tfrac|sqrt|boxed)(?=\s*[{\d])")
 
 
 def angle_brackets_to_tuple(text: str) -> str:
@@ -145,7 +183,7 @@ def angle_brackets_to_tuple(text: str) -> str:
 
 # A point with one sign left open: "(\\pm 4, 0)", "(1 \\pm \\sqrt{2}, 3)".
 _SIGNED_TUPLE = re.compile(r"\s*(?:\\left)?\(([^()]*?,[^()]*?)(?:\\right)?\)\s*")
-_OPEN_SIGN = re.compile(r"\\pm|\\mp")
+_OPEN_SIGN = re.compile(r"\\pm(?![a-z])|\\mp(?![a-z])")
 
 
 def signed_tuples(text: str) -> str:

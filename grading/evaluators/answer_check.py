@@ -36,8 +36,10 @@ from grading.candidates import (
     sentence_of,
     text_end,
 )
+from grading.equivalence import calendar, integer_sets
 from grading.equivalence.check import (
     Comparison,
+    chain_sides,
     compare_values,
     equal_up_to_constant,
     names_a_value,
@@ -45,7 +47,12 @@ from grading.equivalence.check import (
     one_of_many,
     same_family,
 )
-from grading.equivalence.rewrite import LATEX_SPACE, thousands_separators, unicode_to_latex
+from grading.equivalence.rewrite import (
+    LATEX_SPACE,
+    thousands_separators,
+    top_level_parts,
+    unicode_to_latex,
+)
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.nearmiss import near_miss_signals
@@ -60,7 +67,7 @@ from grading.types import (
     Status,
     Verdict,
 )
-from grading.units import base_unit, conversion_factor, named_unit
+from grading.units import asked_unit, base_unit, conversion_factor, named_unit
 
 # Evaluators whose reading of the output is compared with the stated answer.
 MATH_READERS = frozenset({"math_verify", "math_verify_strict", "strict", "flex", "exact"})
@@ -168,7 +175,12 @@ def _grade_math(
     ):
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "only the givens"}
     multi_part = is_multi_part(gold)
-    named_parts = _parts_named_as_in_gold(final.text, gold) if multi_part else None
+    named_parts = (
+        _parts_named_as_in_gold(final.text, gold)
+        or _parts_named_as_in_gold(_closing_labelled_lines(sample.output), gold)
+        if multi_part
+        else None
+    )
     joined = (
         (named_parts[1] if named_parts else "")
         or _joined_parts(candidates, multi_part)
@@ -180,7 +192,12 @@ def _grade_math(
         stated = replace(stated, expression=named)
     compared_gold = named_parts[0] if named_parts else gold
     compound_gold = read_answer(gold) if _TWO_NUMBERS.search(gold) else None
-    if compound_gold is not None and compound_gold.compound and stated.compound:
+    if (
+        compound_gold is not None
+        and compound_gold.compound
+        and stated.compound
+        and not calendar.compare(gold, stated.raw)  # "1 day, 2 hours and 50 minutes"
+    ):
         # "3 h 35 min" against "3 Stunden und 35 Minuten": both read in hours
         compared_gold = compound_gold.expression
         stated = replace(stated, compound=False)
@@ -269,11 +286,16 @@ def _grade_math(
     ):
         # "y = A\sin x + B\cos x" for "y = C_1\cos x + C_2\sin x": constants renamed
         comparison = Comparison(True, "same_family")
+    elif not comparison.equal and integer_sets.describes_integers(gold, stated.raw):
+        # "n is odd" for "all odd n", "x \equiv \pm 1 \pmod 6", "every prime p \ge 5"
+        if integer_sets.same_integers(gold, stated.raw):
+            comparison = Comparison(True, "integer_set")
+            stated = replace(stated, alternatives=())  # "\pm 2 \pmod 5" lists residues
     converted = _in_gold_unit(gold, stated, sample.problem) if not comparison.equal else ""
     in_gold_unit = (
         _compare(compared_gold, replace(stated, expression=converted)) if converted else None
     )
-    if in_gold_unit is not None and in_gold_unit.equal and named_unit(sample.problem):
+    if in_gold_unit is not None and in_gold_unit.equal and _unit_asked(sample.problem):
         signals.append("unit_mismatch")  # "300,000 J" where kilojoules are asked: a person decides
     elif in_gold_unit is not None and in_gold_unit.equal:
         comparison = in_gold_unit  # "100 MHz" for 1.00 × 10^8 Hz; "90 TJ" for 9.0 × 10^13 J
@@ -347,6 +369,8 @@ def _grade_math(
     ):
         signals.append("hedged")  # "approximately 15" for 15: the output did not commit to it
     signals.extend(forms.unit_signals(gold, stated, sample.problem, sample.output))
+    if comparison.equal and calendar.two_dates(stated.raw):
+        signals.append("two_readings")  # "03/06/2024": 3 June or 6 March
     if _restates_another_value(stated):
         signals.append("multiple_answers")
     if (
@@ -669,6 +693,12 @@ def _one_asked(problem: str) -> str:
     return "antiderivative" if asked.group(1) else "basis" if asked.group(2) else "vector"
 
 
+def _unit_asked(problem: str) -> str:
+    """The unit the question asks for, by name ("in kilohms", "how many hours")."""
+    asked = asked_unit(problem)
+    return named_unit(problem) or (asked.name if asked is not None else "")
+
+
 def _in_gold_unit(gold: str, stated: StatedAnswer, problem: str) -> str:
     """The stated value in the gold's unit, where the answer gives it in another unit of the
     same quantity ("1.728 MJ" for 0.48 kWh). A bare gold is taken in the unit the question
@@ -676,7 +706,7 @@ def _in_gold_unit(gold: str, stated: StatedAnswer, problem: str) -> str:
     nothing converts."""
     if not stated.units:
         return ""
-    target = read_answer(gold).units or named_unit(problem) or base_unit(stated.units)
+    target = read_answer(gold).units or _unit_asked(problem) or base_unit(stated.units)
     factor = conversion_factor(stated.units, target) if target else None
     value = numeric_value(stated.expression) if factor not in (None, 1.0) else None
     return f"{value * factor:.12g}" if value is not None else ""
@@ -693,6 +723,11 @@ def _lists_values(expression: str) -> bool:
 
 def _compare(gold: str, stated: StatedAnswer) -> Comparison:
     expression = stated.expression
+    # "10:15 \text{ AM}", "4:15 AM on Wednesday", "1 day, 2 hours and 50 minutes": the words
+    # the reading left out say which day, which half of it, how long
+    named = calendar.compare(gold, stated.raw)
+    if named is not None:
+        return Comparison(named, "synonym")
     if _MERIDIEM.fullmatch(stated.units):  # "08:34 P.M." is read as a time of day, not 08:34
         expression = f"{expression} {stated.units}"
     comparison = compare_values(gold, expression, allow_rename=bool(stated.head_variable))
@@ -853,8 +888,26 @@ def _joined_parts(candidates: Candidates, multi_part: bool) -> str:
 
 # A part named by a word: "\text{mean } 6.14", "Median = 6", "mode: 8", "Mean ≈ 6.14".
 _NAMED_PART = re.compile(
-    r"^\W*([A-Za-z]{3,}(?:\s[A-Za-z]{2,}){0,2})\s*(?:=|:|≈|\\approx|\bis\b)?\s*([-−$\\\d(].*)$"
+    r"^\W*([A-Za-z](?:-?[A-Za-z]){2,}(?:\s[A-Za-z]{2,}){0,2})\s*(?:=|:|≈|\\approx|\bis\b)?\s*"
+    r"([-−$\\\d(].*)$"
 )
+# A closing list of labelled values: "- **Center:** $(3, -5)$" then "- **Radius:** $5$".
+_LABELLED_LINE = re.compile(r"^\s*(?:[-*•]\s+)?\**([A-Za-z][\w\- ]{1,30}?)\**\s*:\**\s*(\S.*)$")
+
+
+def _closing_labelled_lines(output: str) -> str:
+    """The labelled lines an output ends on, as one statement ("Center (3, -5); Radius 5"),
+    or "" when its last line is no labelled value."""
+    parts = []
+    for line in reversed(output.rstrip().splitlines()[-_MOST_LABELLED_LINES:]):
+        labelled = _LABELLED_LINE.match(line.replace("$", ""))
+        if labelled is None:
+            break
+        parts.append(f"{labelled.group(1).strip()} {labelled.group(2).strip(' .*')}")
+    return "; ".join(reversed(parts)) if len(parts) >= 2 else ""
+
+
+_MOST_LABELLED_LINES = 6
 _TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf)\{([^{}]*)\}")
 
 
@@ -862,7 +915,8 @@ def _named_parts(text: str) -> dict[str, str]:
     """{"mean": "6.14", "median": "6", …} for a statement whose every part a word names."""
     plain = _TEXT_COMMAND.sub(r"\1", text.replace("\\ ", " ").replace("\\,", " ")).strip("*$ .")
     parts = {}
-    for piece in re.split(r"[;,]\s+|[;,](?=\s*\\?[A-Za-z])", plain):
+    pieces = [p for part in top_level_parts(plain) for p in re.split(r";\s*", part)]
+    for piece in pieces:
         named = _NAMED_PART.match(piece.strip())
         if named is None:
             return {}
@@ -877,7 +931,13 @@ def _parts_named_as_in_gold(text: str, gold: str) -> tuple[str, str] | None:
     stated = _named_parts(text) if gold_parts else {}
     if not stated or stated.keys() != gold_parts.keys():
         return None
-    return ", ".join(gold_parts.values()), ", ".join(stated[name] for name in gold_parts)
+    # Each part is compared alone ("Radius: \sqrt{25} = 5", "Foci: (2 - \sqrt5, -1) and
+    # (2 + \sqrt5, -1)"); a part equal to the gold's is given in the gold's words.
+    values = []
+    for name, gold_value in gold_parts.items():
+        value = chain_sides(stated[name])[-1]
+        values.append(gold_value if compare_values(gold_value, value).equal else value)
+    return ", ".join(gold_parts.values()), ", ".join(values)
 
 
 def _labelled_parts(text: str, gold: str) -> str:

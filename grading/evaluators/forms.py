@@ -61,6 +61,7 @@ _VARIABLE_GROUP = re.compile(r"\([^()]*[a-z][^()]*\)\s*(?:\^|\()|[\d}a-z]\s*\([^
 _FRACTION_PARTS = re.compile(
     r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|(?<![\d.])(\d{1,9})/(\d{1,9})(?![\d.])"
 )
+_CONGRUENCE = re.compile(r"\\equiv|≡|\\pmod")
 _FRACTION_COMMAND = re.compile(r"\\[dt]?frac(?=\{)")
 _RADICAL_FRACTION = re.compile(r"\\[dt]?frac\{(\d{1,9})\s*\\sqrt\{\d{1,9}\}\}\{(\d{1,9})\}")
 _VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
@@ -221,6 +222,8 @@ def form_signals(
         found.append("form_requested")  # "2.5" for the ratio 5:2
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
+    if _CONGRUENCE.search(stated.expression) and not _CONGRUENCE.search(gold):
+        found.append("form_requested")  # "x \equiv 23 \pmod{105}" where the number 23 is asked
     if (
         _restates_expression(gold, stated.expression, problem[-2000:])
         or _arithmetic_left_undone(gold, stated.expression)

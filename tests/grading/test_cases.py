@@ -179,6 +179,13 @@ DATA_FLOORS = {
     "heldout_mixed_DD.jsonl": (6, 42),
     "heldout_realistic_DE.jsonl": (3, 43),
     "heldout_mixed_DF.jsonl": (12, 44),
+    # Written after DC to DF: 39, 28, 20 and 20 silent errors on arrival (DG, sets of integers
+    # described by conditions; DH, dates and clock times; DI, equations of curves in other
+    # forms; DJ, markup noise).
+    "heldout_realistic_DG.jsonl": (31, 53),
+    "heldout_mixed_DH.jsonl": (12, 40),
+    "heldout_realistic_DI.jsonl": (16, 40),
+    "heldout_mixed_DJ.jsonl": (7, 46),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -8,6 +8,7 @@ import pytest
 
 from grading.answers import read_answer
 from grading.candidates import find_candidates
+from grading.equivalence import calendar
 from grading.equivalence.check import compare_values
 from grading.types import Verdict
 from tests.grading.graded import grade, reasons
@@ -3573,3 +3574,121 @@ def test_a_wrong_rounding_or_a_wrong_power_of_ten_is_no_approximation(gold, outp
 
 def test_a_decimal_for_an_exact_gold_is_still_an_approximation():
     assert "approximate_answer" in reasons(grade("\\sqrt{14}", "So $|v| \\approx \\boxed{3.74}$."))
+
+
+# Round twenty-two (held-out sets DG to DJ): dates, clock times and durations; sets of integers
+# described by conditions; labelled answer blocks and named points; markup noise.
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "equal"),
+    [
+        ("February 14, 2023", "2023\\text{-}02\\text{-}14", True),
+        ("February 13, 2025", "Thursday, 13 February 2025", True),
+        (
+            "9 de junio de 2023",
+            "100 días después del 1 de marzo de 2023 es el viernes 9 de junio de 2023",
+            True,
+        ),
+        ("June 6, 2024", "June 7, 2024", False),
+        ("Wednesday 04:15", "4:15 AM on Wednesday", True),
+        ("12:15 PM", "12.15 pm", True),
+        ("12:00 AM", "24:00", True),
+        ("下午4点35分", "16:35", True),
+        ("10:15 PM", "10:15 \\text{ AM}", False),
+        ("17:30", "5:30", False),  # the 24-hour clock asked: 5:30 is morning
+        ("4:30 p.m.", "4:30", True),
+        ("Saturday", "Der 1. Januar 2000 war ein Samstag", True),
+        ("Saturday", "Sunday", False),
+    ],
+)
+def test_dates_clock_times_and_weekdays_are_compared_by_what_they_name(gold, answer, equal):
+    assert calendar.compare(gold, answer) is equal
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [("4 hours 31 minutes", "4:31"), ("26 hours 50 minutes", "1 day, 2 hours and 50 minutes")],
+)
+def test_a_duration_in_other_units_is_the_same_duration(gold, answer):
+    assert calendar.compare(gold, answer) is True
+
+
+def test_a_numeric_date_that_reads_two_ways_is_flagged():
+    graded = grade("March 6, 2024", "Counting forward 14 days, the date is 03/06/2024.")
+
+    assert "two_readings" in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "same"),
+    [
+        ("\\text{all odd } n", "n \\text{ is odd}", True),
+        ("\\text{all primes } p > 3", "every prime $p \\ge 5$", True),
+        (
+            "n \\equiv 0 \\text{ or } 3 \\pmod 4",
+            "exactly the $n$ of the form $n = 4k$ or $n = 4k+3$",
+            True,
+        ),
+        ("x \\equiv 1, 4, 11, 14 \\pmod{15}", "x \\equiv \\pm 1, \\pm 4 \\pmod{15}", True),
+        ("x \\equiv 4 \\pmod 5", "x \\equiv 4, 9 \\pmod{10}", True),
+        ("20, 21, 22, 23, 24", "20 \\le n \\le 24", True),
+        ("n \\equiv 1 \\pmod 4", "n \\equiv 3 \\pmod 4", False),
+        ("\\text{all odd } n", "all even n", False),
+    ],
+)
+def test_sets_of_integers_described_by_conditions_are_compared_as_sets(gold, answer, same):
+    graded = grade(gold, f"**Answer:** {answer}")
+
+    assert (graded.auto_verdict is Verdict.CORRECT) is same, graded.evaluation("answer_check")
+
+
+def test_a_formula_is_not_read_as_a_set_of_integers():
+    assert grade("4n+1", "The $n$th term is $\\boxed{4n+5}$.").auto_verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        (
+            "center (3, -5), radius 5",
+            "## Answer\n\n- **Center:** $(3,\\,-5)$\n- **Radius:** $\\sqrt{25} = 5$",
+        ),
+        (
+            "vertex (-1, -3), focus (1, -3)",
+            "- **Vertex:** $(-1, -3)$\n- **Focus:** $(-1 + 2, -3) = (1, -3)$",
+        ),
+        ("(0, 3)", "Here 4p = 12, so p = 3.\n\nFocus: F(0, 3)"),
+        ("(\\pm 5, 0)", "**Foci:** $F_1(-5, 0)$ and $F_2(5, 0)$"),
+    ],
+)
+def test_labelled_answer_blocks_and_named_points_are_read(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_permutations_and_combinations_are_not_named_points():
+    assert read_answer("P(5, 2)").expression == "P(5, 2)"
+    assert read_answer("F(x, y)").expression == "F(x, y)"
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("\\sqrt{3}", "boxed{sqrt{3}}"),
+        ("\\frac{9}{4}", "frac{9}{4}"),
+        ("\\frac{\\sqrt{2}}{2}", "dfrac{sqrt{2}}{2}"),
+        ("x^2-4", "`x^2 - 4`"),
+        ("[-3,3]", "[&minus;3, 3]"),
+        ("36\\pi", "<b>36&pi;</b>"),
+        ("x^2+1", "x<sup>2</sup>+1"),
+        ("3\\sqrt[3]{2}", "3∛2"),
+        ("0.\\overline{18}", "0.1̅8̅"),
+        ("12000", "12&nbsp;000"),
+    ],
+)
+def test_markup_noise_of_logs_and_small_models_is_undone(gold, answer):
+    assert compare_values(gold, read_answer(answer).expression).equal
+
+
+def test_plus_minus_is_not_read_inside_pmod():
+    assert "+od" not in read_answer("x \\equiv \\pm 1 \\pmod{6}").expression
