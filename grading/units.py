@@ -181,7 +181,7 @@ _PREFIXES = {
     "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "h": 1e2, "c": 1e-2, "m": 1e-3,
     "µ": 1e-6, "μ": 1e-6, "u": 1e-6, "n": 1e-9, "p": 1e-12,
 }  # fmt: skip
-# Units that take no prefix here: "min" is minutes, not milli-inches; "mM" is millimolar.
+# Units that take no prefix: "min" is minutes, not a milli-"in"; "h" and "d" are hours and days.
 _UNPREFIXED = frozenset(("min", "h", "d"))
 _POWER = re.compile(r"\^\s*\{?\s*(-?\d)\s*\}?|([²³])|⁻¹")
 _UNIT_FACTOR = re.compile(r"\s*(?:[*·⋅.]|\\cdot)\s*|\s+")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy
+from sympy.logic.boolalg import Boolean
 
 from grading.equivalence import calendar, integer_sets, probe, structure
 from grading.equivalence.rewrite import (
@@ -207,9 +208,7 @@ def _piecewise(pieces: list[tuple[str, str]]) -> tuple[sympy.Symbol, list] | Non
         else:
             conditions = parse_answer(condition).values
             rule = conditions[0] if conditions else None
-        if not values or not isinstance(values[0], sympy.Expr) or not isinstance(rule, sympy.Basic):
-            return None
-        if not isinstance(rule, sympy.logic.boolalg.Boolean):
+        if not values or not isinstance(values[0], sympy.Expr) or not isinstance(rule, Boolean):
             return None
         variables |= rule.free_symbols
         parsed.append((values[0], rule))

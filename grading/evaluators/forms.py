@@ -15,7 +15,7 @@ from math import gcd
 
 from grading.answers import StatedAnswer
 from grading.equivalence.check import Comparison, chain_sides, compare_values
-from grading.equivalence.rewrite import LATEX_SPACE
+from grading.equivalence.rewrite import LATEX_SPACE, top_level_parts
 from grading.equivalence.structure import common_factor_left, factoring_incomplete
 from grading.evaluators.extraction import braced_argument
 from grading.units import other_unit_than_asked
@@ -332,14 +332,7 @@ def _top_level_parts(text: str) -> list[str]:
     text = text.strip().strip("$").strip()
     if text[:1] in "([" and _closing(text) == len(text) - 1:
         text = text[1:-1]
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        depth += (char in "{([") - (char in "})]")
-        if char == "," and depth == 0:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
+    return [part for part in top_level_parts(text) if part]
 
 
 def _closing(text: str) -> int:
