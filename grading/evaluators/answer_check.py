@@ -175,10 +175,12 @@ def _grade_math(
     ):
         return {"status": Status.NO_ANSWER, "gold_latex": gold, "detail": "only the givens"}
     multi_part = is_multi_part(gold)
+    # Only a gold whose parts words name ("center (3, -5), radius 5") is read part by part;
+    # the closing lines are split only for one.
     named_parts = (
         _parts_named_as_in_gold(final.text, gold)
         or _parts_named_as_in_gold(_closing_labelled_lines(sample.output), gold)
-        if multi_part
+        if multi_part and _named_parts(gold)
         else None
     )
     joined = (
