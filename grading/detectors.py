@@ -118,6 +118,14 @@ _LOOP_REPEATS = 3
 # one letter ("$$z = 2 + 2i.$$").
 _ABOVE_CHARS = 300
 _HEADING = re.compile(r"[\s*#>]*(?:final\s+)?answer\s*[*:]*\s*", re.IGNORECASE)
+# "So the ratio of red to green apples is 3:2.": the verb after the name, and what follows
+# it when that is one plain value (no words or variables, list, ±, approximation or chain of
+# equalities, and not a line that introduces the next).
+_CONCLUDING_VERB = re.compile(r"\b(?:is|are|equals)\b")
+_NAME_TO_VERB_CHARS = 40
+_NOT_ONE_PLAIN_VALUE = re.compile(
+    r"(?<![\\A-Za-z])[A-Za-z]|[,;±≈=]|:\s*$|\\(?:pm|approx|text)\b|^\s*$"
+)
 _SOLVED_LINE = re.compile(
     r"\s*(?:\$\$?|\\\[|\\\()\s*([A-Za-z])\s*=\s*([^=$]*?)[\s.,]*"
     r"(?:\$\$?|\\\]|\\\))[\s.]*"
@@ -173,6 +181,7 @@ def detect(
         single_valued
         and (
             solved_otherwise_above(sample.output, candidates, sample.problem)
+            or concluded_otherwise_above(sample.output, candidates, sample.problem)
             or boxes_an_operand(sample.output, candidates)
             or ends_on_printed_values(sample.output)
         )
@@ -467,6 +476,29 @@ def solved_otherwise_above(output: str, candidates: Candidates, problem: str) ->
     if solved is None or solved.group(1) != variable:
         return False
     return not compare_values(solved.group(2), read_answer(final.text).expression).equal
+
+
+def concluded_otherwise_above(output: str, candidates: Candidates, problem: str) -> bool:
+    """True when the answer line follows a sentence that names what the question asks for and
+    gives it another value ("So the ratio of red to green apples is 3:2." above "**Answer:**
+    2:3"). Only a plain value counts: not a list, an approximation or more words."""
+    final = candidates.final
+    name = what_is_asked(problem).name if problem else ""
+    if final is None or final.cue not in (FINAL_MARKER, ANSWER_MARKER, BOXED) or not name:
+        return False
+    answer = read_answer(final.text).expression
+    lines = output[max(0, final.start - _ABOVE_CHARS) : final.start].split("\n")[:-1]
+    lines = [line for line in lines if line.strip()]
+    while lines and _HEADING.fullmatch(lines[-1]):
+        lines.pop()
+    named = re.search(rf"\b{re.escape(name)}\b", lines[-1]) if lines else None
+    verb = _CONCLUDING_VERB.search(lines[-1], named.end()) if named else None
+    if verb is None or verb.start() - named.end() > _NAME_TO_VERB_CHARS:
+        return False
+    value = lines[-1][verb.end() :].strip().strip("$.* ").strip()
+    if not value or _NOT_ONE_PLAIN_VALUE.search(value) or _NOT_ONE_PLAIN_VALUE.search(answer):
+        return False
+    return compare_values(answer, value).equal is False
 
 
 def _on_its_own_line(output: str, candidate: Candidate) -> bool:

@@ -184,6 +184,7 @@ _PREFIXES = {
 # Units that take no prefix: "min" is minutes, not a milli-"in"; "h" and "d" are hours and days.
 _UNPREFIXED = frozenset(("min", "h", "d"))
 _POWER = re.compile(r"\^\s*\{?\s*(-?\d)\s*\}?|([²³])|⁻¹")
+_PER = re.compile(r"\s+per\s+")
 _UNIT_FACTOR = re.compile(r"\s*(?:[*·⋅.]|\\cdot)\s*|\s+")
 
 
@@ -192,6 +193,7 @@ def measure(unit_text: str) -> tuple[float, frozenset] | None:
     a part of it is not a unit this table knows ("atoms", "apples")."""
     text = unit_text.replace("\\,", " ").replace("\\text", "").replace("{", "").replace("}", "")
     text = text.replace("\\mu ", "µ").replace("\\mu", "µ").replace("\\Omega", "Ω").strip()
+    text = _PER.sub("/", text)  # "meters per minute"
     if not text or len(text) > 20:
         return None
     factor, powers = 1.0, Counter[str]()

@@ -43,7 +43,7 @@ _CONCLUSION_WORDS = re.compile(
 _DIGRESSION = re.compile(
     r"^\s*\((?=[A-Z]?[a-z]+\s|[A-Z][a-z]+[:,])"
     r"|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
-    r"|in (?:other )?words|if (?:you|we) also|for comparison"
+    r"|in (?:other )?words|if (?:you|we) also|for (?:comparison|completeness|reference)"
     r"|note that|p\.?s\.?|here(?:['’]s| is) why"
     r"|btw|i hope|hope this|let me know|feel free|good luck|check(?:ing)?|verif(?:y|ication)"
     r"|if you(?:['’]d| would)? (?:like|want|prefer|need)|i can also|would you like|shall i"
@@ -76,18 +76,21 @@ PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 
 
 # What the last sentence says the answer is: the part after its last "is", "=" or ":" (a
-# colon between digits is part of a time or a ratio, "4:30", "7:32").
+# colon between digits is part of a time or a ratio, "4:30", "7:32", "3 : 2"; "Part 2: 15"
+# is a label).
 _VERB = re.compile(
     r"\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
     r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|\bsind\b|\bson\b|\bsont\b|\bsão\b"
     r"|\b(?:contains|holds|costs|weighs|measures)\b"  # not "would cost": a supposition
     r"|\bbeträgt\b|\bergibt\b|\bcuestan?\b|\bcustam?\b|\bcoûtent?\b|\bсоставляет\b"
     r"|\bравн[оаы]\b"
-    r"|(?<!\d):|:(?!\d)|：|是|为",
+    r"|(?<!\d)(?<!\d\s):|(?<=\d):(?!\d)|(?<=\d\s):(?!\s?\d)|：|是|为",
     re.IGNORECASE,
 )
 
 
+# A clause whose verb states a value: "The 100th digit is 8", not "You need 5 pizzas!".
+_CLAUSE_STATING_A_VALUE = re.compile(r"[A-Za-z]\s+(?:is|are|was|were|equals?)\s+(?=[-$\\\d])")
 # A verb followed by what it states ("is Carol", "are 12").
 _STATED_BY_VERB = re.compile(r"\b(?:is|are|was|were|equals?)\s+\S")
 _STATED_BY_VERB_OR_HAS = re.compile(r"\b(?:is|are|was|were|equals?|has|have|gets?|makes?)\s+\S")
@@ -659,7 +662,13 @@ def _predicate(sentence: str, begin: int, own_line: bool) -> Candidate | None:
         cue = CONCLUSION if conclusive or own_line else LAST_SENTENCE
         return Candidate(body.strip(), begin + body_start, cue) if body.strip() else None
     bold = [m for m in BOLD_VALUE.finditer(body) if "\x00" not in masked[m.start() : m.end()]]
-    if len(bold) == 1:  # "So 12 pencils cost **$420**": the sentence states what it bolds
+    if len(bold) == 1 and _CLAUSE_STATING_A_VALUE.search(masked[bold[0].start(1) : bold[0].end(1)]):
+        # "**The 100th digit is 8** (the 4th digit of 142857, …)": the bold clause is what
+        # the sentence states, read as a sentence
+        inner = bold[0]
+        body_start += inner.start(1)
+        body, masked = body[inner.start(1) : inner.end(1)], masked[inner.start(1) : inner.end(1)]
+    elif len(bold) == 1:  # "So 12 pencils cost **$420**": the sentence states what it bolds
         cue = CONCLUSION if conclusive else STATEMENT
         return Candidate(bold[0].group(1).strip(), begin + body_start + bold[0].start(), cue)
     relative = _RELATIVE_CLAUSE.search(masked)

@@ -61,7 +61,6 @@ _SYNONYM_PATTERNS = {
     for name, forms in _SYNONYMS.items()
 }
 _BARE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_CONGRUENCE = re.compile(r"\\equiv|≡|\\pmod|\\bmod")
 _THOUSANDS_GROUP = re.compile(rf",(?:\s|{LATEX_SPACE})*\d{{3}}(?!\d)")
 _SHORT_GOLD_CHARS = 80
 _LIST = re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))|;|\\text\{\s*(?:and|or)\s*\}")
@@ -72,7 +71,7 @@ class Comparison:
     """Whether two answers are equal, and how that was decided."""
 
     equal: bool | None  # None: one side could not be read as mathematics
-    method: str = ""  # "verify", "synonym", "base", "rewrite", "structure", "numeric_probe"
+    method: str = ""  # "verify", "synonym", "base", "rewrite", "structure", "numeric_probe", …
     undefined: bool = False  # a side is 0/0, nan or complex infinity: never equal
     renamed: str = ""  # "x->t" when equal only after renaming the single variable
     approximately: bool = False  # not equal, but every number within 1% of the gold's
@@ -305,6 +304,30 @@ def numeric_value(text: str) -> float | None:
         return None
 
 
+# The ratio sign as LaTeX and Unicode write it: "5 \colon 3", "5∶3", "5{:}3".
+_RATIO_SIGN = re.compile(r"\\colon(?![A-Za-z])|∶|\{:\}")
+
+
+def ratio_terms(text: str) -> list[float] | None:
+    """The numbers of a ratio ("2:3:5", "5:3"), or None when ``text`` is not one."""
+    terms = text.strip().strip("$").split(":")
+    if len(terms) < 2:
+        return None
+    values = [numeric_value(term) for term in terms]
+    return None if any(value is None for value in values) else values
+
+
+def _proportional(gold: list[float], answer: list[float]) -> bool:
+    """Two ratios are equal when their terms are in the same order and proportion (6:4 is
+    3:2, 2:5:3 is not 2:3:5)."""
+    if len(gold) != len(answer) or not gold[0] or not answer[0]:
+        return False
+    return all(
+        math.isclose(g / gold[0], a / answer[0], rel_tol=1e-9)
+        for g, a in zip(gold, answer, strict=True)
+    )
+
+
 def equal_up_to_constant(gold: str, answer: str) -> bool:
     """Two antiderivatives, each ``+ C``, that differ by a constant: ``\\frac12\\ln|2x| + C``
     and ``\\frac12\\ln|x| + C`` (the ``\\frac12\\ln 2`` is absorbed into C). Their
@@ -477,11 +500,16 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
         return Comparison(on_calendar, "synonym")
     if calendar.names_a_day_or_time(gold) or _CLOCK.match(answer):
         return Comparison(False, "synonym")
-    if _CONGRUENCE.search(gold) or _CONGRUENCE.search(answer):
+    if integer_sets.CONGRUENCE_MARK.search(gold) or integer_sets.CONGRUENCE_MARK.search(answer):
         # "n \equiv 1 \pmod 4" is a set of integers; the parser reads only its left side
         same = integer_sets.same_integers(gold, answer)
         if same is not None:
             return Comparison(same, "integer_set")
+    gold, answer = _RATIO_SIGN.sub(":", gold), _RATIO_SIGN.sub(":", answer)  # "5 \colon 3"
+    gold_terms, answer_terms = ratio_terms(gold), ratio_terms(answer)
+    if gold_terms and answer_terms and max(len(gold_terms), len(answer_terms)) > 2:
+        # "2:3:5" is ordered; the parser reads it as (2/3)/5, equal to 2:5:3
+        return Comparison(_proportional(gold_terms, answer_terms), "ratio")
     read_commas = _decimal_commas(gold, answer)
     commas = ("decimal_commas",) if read_commas != (gold, answer) else ()
     gold, answer = read_commas

@@ -13,6 +13,8 @@ from collections.abc import Callable
 # use, and small enough to cost nothing.
 _WINDOW = range(-60, 241)
 _INTEGER_VARIABLE = r"[nmkpq]"
+# A congruence in any of its notations: "\\equiv", "≡", "\\pmod{4}", "\\bmod 4", "(mod 4)".
+CONGRUENCE_MARK = re.compile(r"\\equiv|≡|\\[pb]mod|\bmod\b")
 _MARKUP = re.compile(r"\\text\s*\{([^{}]*)\}|\\mathrm\s*\{([^{}]*)\}|[$*]|\\[,;! ]|\\left|\\right")
 _CONGRUENCE = re.compile(
     r"(?:≡|\\equiv)\s*((?:\\pm\s*|±\s*|-\s*)?\d+(?:\s*(?:,|\bor\b|\band\b)\s*(?:\\pm\s*|±\s*|-\s*)?\d+)*)"
@@ -28,7 +30,6 @@ _BOUND = re.compile(
 _LIST = re.compile(r"^\{?\s*-?\d+(?:\s*(?:,|\bor\b|\band\b)\s*-?\d+)+\s*\}?$")
 _PARITY = re.compile(r"\b(odd|even)\b", re.IGNORECASE)
 _PRIME = re.compile(r"\bprimes?\b", re.IGNORECASE)
-_CONGRUENCE_MARK = re.compile(r"\\equiv|≡|\bmod\b|\\pmod")
 _INTEGER_WORDS = re.compile(r"\bodd\b|\beven\b|\bprimes?\b", re.IGNORECASE)
 # What a parity or prime word describes: an integer variable or integers by name.
 _OF_INTEGERS = re.compile(rf"(?<![\\\w]){_INTEGER_VARIABLE}(?!\w)|\b(?:integers|numbers)\b", re.I)
@@ -39,7 +40,7 @@ def describes_integers(gold: str, answer: str) -> bool:
     or lists integers that the answer bounds ("20 \\le n \\le 24"). A formula such as ``4n + 1``
     is a value, not a set, so it is not read as one here."""
     text = _plain(gold)
-    if _CONGRUENCE_MARK.search(text):
+    if CONGRUENCE_MARK.search(text):
         return True
     if _INTEGER_WORDS.search(text) and _OF_INTEGERS.search(text):  # "all odd n", not "even"
         return True

@@ -864,12 +864,12 @@ _ORDER = (
     signed_tuples,
     assignment_groups,
     upright_constants,
+    set_builder,  # "\{x : |x| < 1\}" leaves a condition the next rewrite reads
     absolute_bounds,
     integer_ranges,
     solution_set_notation,
     outward_brackets,
     other_languages_or,
-    set_builder,
     nested_lists_to_matrix,
     repeating_decimals,
     cis_notation,

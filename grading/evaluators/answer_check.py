@@ -55,6 +55,7 @@ from grading.equivalence.rewrite import (
 )
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
+from grading.evaluators.gathered_parts import GatheredParts, gather_parts
 from grading.evaluators.nearmiss import near_miss_signals
 from grading.gold import gold_is_suspect
 from grading.option_lists import grade_option_list
@@ -131,7 +132,7 @@ _LATEX_SPACE = re.compile(LATEX_SPACE)
 _PERCENT_SIGN = re.compile(r"\s*\\?%\s*$")
 _NEGATIVE_GOLD = re.compile(r"\s*-\s*\d+(?:\.\d+)?\s*(?:\\?%)?\s*")
 _DECREASE = re.compile(
-    r"\b(?:decrease[ds]?|fell|falls?|dropp?e?d?|declined?|lost|down by|reduc(?:ed|tion)"
+    r"\b(?:decrease[ds]?|fell|falls?|dropp?e?d?|declined?|lost|down(?:\s+by)?|reduc(?:ed|tion)"
     r"|gesunken|gefallen|disminuy[óo]|baj[óo]|diminu[ée]|baiss[ée]"
     # the change named as a noun: "une baisse de 4 %", "ein Rückgang um 4 %"
     r"|baisse|diminution|r[üu]ckgang|abnahme|senkung|disminuci[óo]n|descenso|ca[íi]da"
@@ -214,9 +215,15 @@ def _grade_math(
         stated = replace(stated, alternatives=(), afterthought=False)
     if stated.afterthought:
         signals.append("hedged")
-    if stated.hedged and multi_part and not _ONE_BRACKETED.fullmatch(gold):
+    if (
+        stated.hedged
+        and multi_part
+        and not _ONE_BRACKETED.fullmatch(gold)
+        and not any(_SEVERAL_VALUES.search(option) for option in stated.alternatives)
+    ):
         # "either 3 or 5" for the gold "3, 5" lists its values; two intervals for one interval
-        # ("[0, \infty), or (0, \infty) if …") are a choice between them
+        # ("[0, \infty), or (0, \infty) if …") and two lists ("5 and 12, or -12 and -5")
+        # are a choice between them
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
@@ -250,6 +257,15 @@ def _grade_math(
         # "covers", left of a sentence the reading could not reduce, is no product c·o·v·e·r·s
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer is a word"}
     comparison = _compare(compared_gold, stated)
+    gathered = gather_parts(gold, sample.output, sample.problem) if not comparison.equal else None
+    parts_gathered = gathered is not None and _states_parts(stated.expression, gathered)
+    if parts_gathered:
+        # "So the mean is 22 books and the median is 20 books.": the final candidate holds
+        # one part; each part is read by its name, in the gold's order
+        stated = read_answer(gathered.stated)
+        compared_gold = gathered.gold
+        comparison = Comparison(gathered.equal(), "parts")
+        shown = {**shown, "extracted": stated.expression, "extracted_latex": stated.expression}
     count = counted(stated.raw) if not comparison.equal and kind is AnswerType.INTEGER else None
     if count is not None:  # "3 out of 5" where a count is asked
         stated = replace(stated, expression=count)
@@ -315,6 +331,15 @@ def _grade_math(
             # "19:20" for \frac{19}{20}: the value, in a ratio's notation
             comparison = Comparison(True, "rewrite")
             signals.append("form_requested")
+    factorial = _FACTORIAL_SAID.search(stated.raw) if not comparison.equal else None
+    if (
+        factorial is not None
+        and _compare(compared_gold, replace(stated, expression=f"{factorial.group(1)}!")).equal
+    ):
+        # "**Answer: 5!**" for 120: an exclamation mark only if 5 were the answer
+        stated = replace(stated, expression=f"{factorial.group(1)}!")
+        comparison = Comparison(True, "rewrite")
+        shown = {**shown, "extracted": stated.expression, "extracted_latex": stated.expression}
     if not comparison.equal and _on_the_hour(gold, stated.expression, sample.problem):
         comparison = Comparison(True, "synonym")  # "17:00" for "at what hour … afternoon?" 5
     if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
@@ -386,8 +411,9 @@ def _grade_math(
     if _restated_otherwise(stated):
         signals.append("multiple_answers")  # "2000万円（200,000,000円）": the same unit, two values
     if correct:
-        # parts named as the gold names them are compared in its order, by their names
-        form_gold = named_parts[0] if named_parts else gold
+        # parts named as the gold names them (or gathered by their names) are compared in
+        # its order
+        form_gold = named_parts[0] if named_parts else compared_gold if parts_gathered else gold
         signals.extend(forms.form_signals(form_gold, stated, comparison, sample.problem))
         if _float_error(stated.expression):
             signals.append("rounding_differs")  # "3.3000000000000003", a program's float
@@ -406,7 +432,13 @@ def _grade_math(
         "signals": tuple(dict.fromkeys(signals)),
         **(
             _other_readings(
-                stated, final.weight, candidates, evaluations, sample.problem, decimal_commas
+                stated,
+                final.weight,
+                candidates,
+                evaluations,
+                sample.problem,
+                decimal_commas,
+                gathered=parts_gathered,
             )
             if correct
             else {}
@@ -416,6 +448,8 @@ def _grade_math(
 
 
 _LONE_WORD = re.compile(r"[A-Za-z]{4,}")
+# A number with a factorial sign where text would put an exclamation mark: "Answer: 5!".
+_FACTORIAL_SAID = re.compile(r"(?<![\d.])(\d{1,2})!\W*$")
 _OFFERED_AFTER = re.compile(
     r"[*$\s]*\(\s*or\s+(?!about\b|approximately\b|roughly\b)([^()\n]{1,60})\)"
     # "…, or $(-\infty, -1] \cup [2, \infty)$ if the boundary is counted"
@@ -686,6 +720,20 @@ _ONE_FIXED = re.compile(
 _CONSTANT_NAME = re.compile(r"(?<![A-Za-z\\])[CK](?:_\{?\d\}?)?(?![A-Za-z])")
 
 
+def _states_parts(expression: str, gathered: GatheredParts) -> bool:
+    r"""Whether the parts gathered by name stand for the final answer: it holds fewer parts
+    than the gold, or it labels them otherwise ("x = 4, f_{\min} = 5" for "minimum 5 at x = 4")
+    and states each value gathered."""
+    parts = top_level_parts(thousands_separators(expression))
+    if len(parts) < len(top_level_parts(gathered.gold)):
+        return True
+    return (
+        "=" in expression
+        and all(value in expression for value in top_level_parts(gathered.stated))
+        and gathered.equal()
+    )
+
+
 def _one_asked(problem: str) -> str:
     """What a question asking for one of many answers asks for ("antiderivative", "basis",
     "vector"), or empty."""
@@ -701,16 +749,28 @@ def _unit_asked(problem: str) -> str:
     return named_unit(problem) or (asked.name if asked is not None else "")
 
 
+# An option that is itself several values: "5 and 12" ("(2 and 3)" is inside one value).
+_SEVERAL_VALUES = re.compile(r"^[^()\[\]{}]*\band\b")
+_OF_WHAT = re.compile(r"\s+of\b.*$")  # "mL of water": the unit, then what it measures
+_RATE_IN_WORDS = re.compile(r"\d\s*([A-Za-z]+)\s+per\s+([A-Za-z]+)")
+
+
 def _in_gold_unit(gold: str, stated: StatedAnswer, problem: str) -> str:
     """The stated value in the gold's unit, where the answer gives it in another unit of the
     same quantity ("1.728 MJ" for 0.48 kWh). A bare gold is taken in the unit the question
     names ("in kilohms"), else in the base unit of the answer's (TJ: joules). Empty when
     nothing converts."""
-    if not stated.units:
+    rate = _RATE_IN_WORDS.search(stated.raw)
+    units = f"{rate.group(1)}/{rate.group(2)}" if rate else _OF_WHAT.sub("", stated.units)
+    if not units:  # "400 meters per minute": a rate the reading cut as a clause
         return ""
-    target = read_answer(gold).units or _unit_asked(problem) or base_unit(stated.units)
-    factor = conversion_factor(stated.units, target) if target else None
-    value = numeric_value(stated.expression) if factor not in (None, 1.0) else None
+    target = read_answer(gold).units or _unit_asked(problem) or base_unit(units)
+    factor = conversion_factor(units, target) if target else None
+    value = (
+        numeric_value(thousands_separators(stated.expression))
+        if factor not in (None, 1.0)
+        else None
+    )
     return f"{value * factor:.12g}" if value is not None else ""
 
 
@@ -834,6 +894,7 @@ def _other_readings(
     evaluations: tuple[Evaluation, ...],
     problem: str = "",
     decimal_commas: bool = False,
+    gathered: bool = False,
 ) -> dict[str, tuple[str, ...]]:
     """Of the evaluators that reject an answer shown correct, which read the stated answer
     itself (equal in value) and which read a value the output never states as an answer
@@ -844,6 +905,8 @@ def _other_readings(
     parts = {read_answer(box.text).expression for box in candidates.closing_boxes()}
     # "(1) 8, (2) 7.5": the parts of a statement that labels them
     parts.update(part.strip(" ,") for part in _PART_LABEL.split(stated.expression)[2::2])
+    if gathered:  # each part of an answer gathered by the parts' names
+        parts.update(read_answer(part).expression for part in top_level_parts(stated.expression))
     stated_values = [read_answer(c.text).expression for c in candidates.standing]
     stated_values = [value for value in stated_values if not is_sentence(value)]
     for evaluation in evaluations:
@@ -856,6 +919,7 @@ def _other_readings(
             same.append(evaluation.evaluator)
         elif (
             theirs in parts
+            or (gathered and thousands_separators(theirs) in parts)
             or (weight >= 2 and not any(_equal(value, theirs) for value in stated_values))
             or _given_in(theirs, problem)
         ):

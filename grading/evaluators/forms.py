@@ -15,6 +15,7 @@ from math import gcd
 
 from grading.answers import StatedAnswer
 from grading.equivalence.check import Comparison, chain_sides, compare_values
+from grading.equivalence.integer_sets import CONGRUENCE_MARK
 from grading.equivalence.rewrite import LATEX_SPACE, top_level_parts
 from grading.equivalence.structure import common_factor_left, factoring_incomplete
 from grading.evaluators.extraction import braced_argument
@@ -61,7 +62,6 @@ _VARIABLE_GROUP = re.compile(r"\([^()]*[a-z][^()]*\)\s*(?:\^|\()|[\d}a-z]\s*\([^
 _FRACTION_PARTS = re.compile(
     r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|(?<![\d.])(\d{1,9})/(\d{1,9})(?![\d.])"
 )
-_CONGRUENCE = re.compile(r"\\equiv|≡|\\pmod")
 _FRACTION_COMMAND = re.compile(r"\\[dt]?frac(?=\{)")
 _RADICAL_FRACTION = re.compile(r"\\[dt]?frac\{(\d{1,9})\s*\\sqrt\{\d{1,9}\}\}\{(\d{1,9})\}")
 _VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
@@ -98,7 +98,7 @@ _ONE_COMMA_GROUP = re.compile(r"-?\d{1,3},\d{3}")
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\bdegrees?\b")
 _PI = re.compile(r"\\pi|π")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_CLOSED_AT_INFINITY = re.compile(r"\[\s*-\s*\\infty|\\infty\s*\]")
+_CLOSED_AT_INFINITY = re.compile(r"\[\s*-\s*\\infty|\\infty\s*(?:\\right\s*)?\]")
 _SET_BRACES = re.compile(r"^\\?\{.*,.*\\?\}$")
 # The question makes the values a set: their order does not matter.
 _ANY_ORDER = re.compile(
@@ -222,7 +222,7 @@ def form_signals(
         found.append("form_requested")  # "2.5" for the ratio 5:2
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
-    if _CONGRUENCE.search(stated.expression) and not _CONGRUENCE.search(gold):
+    if CONGRUENCE_MARK.search(stated.expression) and not CONGRUENCE_MARK.search(gold):
         found.append("form_requested")  # "x \equiv 23 \pmod{105}" where the number 23 is asked
     if (
         _restates_expression(gold, stated.expression, problem[-2000:])

@@ -186,6 +186,13 @@ DATA_FLOORS = {
     "heldout_mixed_DH.jsonl": (12, 40),
     "heldout_realistic_DI.jsonl": (16, 40),
     "heldout_mixed_DJ.jsonl": (7, 46),
+    # Written after DG to DJ: 10, 7, 50 and 13 silent errors on arrival (DK, sequences, series
+    # and limits; DL, how numbers are written; DM, questions that ask for two things; DN,
+    # ratios, rates, percentages and odds).
+    "heldout_realistic_DK.jsonl": (8, 33),
+    "heldout_mixed_DL.jsonl": (5, 37),
+    "heldout_realistic_DM.jsonl": (26, 55),
+    "heldout_mixed_DN.jsonl": (6, 51),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -3692,3 +3692,223 @@ def test_markup_noise_of_logs_and_small_models_is_undone(gold, answer):
 
 def test_plus_minus_is_not_read_inside_pmod():
     assert "+od" not in read_answer("x \\equiv \\pm 1 \\pmod{6}").expression
+
+
+# Round twenty-three (DK to DN): questions that ask for two things, ratios, factorials.
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold", "output"),
+    [
+        (
+            "Find the mean and the median of 15, 20, 35, 18, 22.",
+            "\\text{mean } 22, \\text{ median } 20",
+            "The mean is the sum over the count.\n\nSo the mean is 22 books and the median is"
+            " 20 books.",
+        ),
+        (
+            "Find the mode and the median of the data: 8, 3, 5, 8, 10, 6, 5, 8.",
+            "\\text{mode } 8, \\text{ median } 7",
+            "**Median:** (6 + 8) / 2 = **7**\n\nTo summarize:\n* Median = 7\n* Mode = 8",
+        ),
+        (
+            "Find the greatest common divisor and the least common multiple of 84 and 120.",
+            "12, 840",
+            "| Quantity | Value |\n|:--|--:|\n| GCD(84, 120) | **12** |\n| LCM(84, 120) | **840** |",
+        ),
+        (
+            "Solve for $x$ and $y$: $3x + 2y = 16$ and $x - y = 2$.",
+            "(4, 2)",
+            "Then $x = y + 2 = 4$.\n\nSo the solution is $y = 2$ and $x = 4$.",
+        ),
+        (
+            "Find the quotient and the remainder when $3456$ is divided by $17$.",
+            "203, 5",
+            "Check: $17 \\times 203 = 3451$.\n\n$$3456 \\div 17 = 203 \\text{ R } 5$$",
+        ),
+        (
+            "Find the quotient and the remainder when $2^{12}$ is divided by $10$.",
+            "409, 6",
+            "So $$4096 = 10 \\times 409 + 6$$",
+        ),
+        (
+            "Find the minimum value of $f(x) = x^2 - 8x + 21$ and the value of $x$ at which it"
+            " occurs.",
+            "\\text{minimum } 5 \\text{ at } x = 4",
+            "$$f(x) = (x - 4)^2 + 5.$$\n\n$$\\boxed{x = 4,\\ f_{\\min} = 5}$$",
+        ),
+    ],
+)
+def test_parts_stated_one_by_one_are_gathered_by_their_names(problem, gold, output):
+    graded = grade(gold, output, problem=problem)
+
+    assert graded.auto_verdict is Verdict.CORRECT, graded.evaluation("answer_check")
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold", "output"),
+    [
+        (  # the labels say which value is which, and they are the other way round
+            "Find the minimum value of $g(x) = x^2 + 2x + 7$ and the value of $x$ where it occurs.",
+            "\\text{minimum } 6 \\text{ at } x = -1",
+            "So the vertex is $(-1, 6)$.\n\nTherefore, the minimum value of $g$ is $-1$, and it"
+            " occurs at $x = 6$.",
+        ),
+        (  # the names are those of the gold, in another order, with the values swapped
+            "連立方程式を解け。",
+            "x=2,\\ y=3",
+            "よって $x=2$ ……\n\n答え：$x=3,\\ y=2$",
+        ),
+        (  # one part right, one wrong
+            "Find the quotient and the remainder when $1000$ is divided by $23$.",
+            "\\text{quotient } 43, \\text{ remainder } 11",
+            "So the quotient is 43 and the remainder is 21.",
+        ),
+    ],
+)
+def test_parts_gathered_by_name_are_compared_in_their_places(problem, gold, output):
+    assert grade(gold, output, problem=problem).auto_verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "same"),
+    [
+        ("2:3:5", "2:5:3", False),
+        ("2:3:5", "4:6:10", True),
+        ("5:3", "5 \\colon 3", True),
+        ("5:3", "5∶3", True),
+        ("3:2", "2:3", False),
+    ],
+)
+def test_ratios_are_ordered_and_equal_to_their_multiples(gold, answer, same):
+    assert bool(compare_values(gold, answer).equal) is same
+
+
+def test_a_ratio_with_spaces_around_its_colon_is_one_answer():
+    graded = grade("3:2", "3 : 2 (boys to girls)")
+
+    assert graded.evaluation("answer_check").extracted == "3 : 2"
+    assert graded.auto_verdict is Verdict.CORRECT
+
+
+def test_a_bold_clause_that_states_a_value_is_read_as_a_sentence():
+    output = (
+        "### Answer\n**The 100th digit is 8** (the 4th digit of 142857, since 100 leaves"
+        " remainder 4 when divided by 6)."
+    )
+
+    assert grade("8", output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(("gold", "verdict"), [("120", Verdict.CORRECT), ("5", Verdict.CORRECT)])
+def test_a_factorial_sign_after_the_answer_reads_as_the_gold_needs(gold, verdict):
+    output = "5 × 4 × 3 × 2 × 1 = 5!\n\n**Answer: 5!**"
+
+    assert grade(gold, output).auto_verdict is verdict
+
+
+def test_a_percent_change_said_to_go_down_is_negative():
+    assert grade("-12.5\\%", "down 12.5%").auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold", "output"),
+    [
+        (
+            "A rectangle's length is twice its width, and its perimeter is 54 cm. Find the length"
+            " and the width.",
+            "18, 9",
+            "Length: $2 \\times 9 = 18$.\n\nThe rectangle is 9 cm wide and 18 cm long.",
+        ),
+        (
+            "1234 を 56 で割ったときの商と余りを求めよ。",
+            "22, 2",
+            "よって 1234 = 56 × 22 + 2 となる。\n\n**答え：商は 22、余りは 2**",
+        ),
+        (
+            "A merchant buys an item for \\$250 and sells it for \\$320. Find the profit and the"
+            " profit as a percentage of the cost.",
+            "70, 28\\%",
+            "**Profit** = Selling price − Cost price = $320 − $250 = **$70**\n\n**Profit"
+            " percentage** = (70 ÷ 250) × 100% = **28%**\n\nSo the merchant makes a profit of"
+            " seventy dollars, which is 28% of what the item cost.",
+        ),
+    ],
+)
+def test_parts_are_found_by_other_words_for_their_names(problem, gold, output):
+    assert grade(gold, output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_an_axis_given_as_the_other_variable_is_not_the_gold_axis():
+    problem = "Find the vertex and the axis of symmetry of the parabola $y = x^2 + 4x + 7$."
+    output = "**Answer:** vertex $(-2, 3)$, axis of symmetry $y = -2$"
+    graded = grade("\\text{vertex } (-2, 3), \\text{ axis } x = -2", output, problem=problem)
+
+    assert graded.auto_verdict is Verdict.INCORRECT
+
+
+def test_two_lists_offered_as_alternatives_are_a_hedge():
+    problem = (
+        "A right triangle has hypotenuse 13, and one leg is 7 units longer than the other."
+        " Find the lengths of the legs."
+    )
+    output = "So $x = 5$ or $x = -12$.\n\n**The legs are 5 and 12, or −12 and −5.**"
+
+    assert "hedged" in reasons(grade("5, 12", output, problem=problem))
+
+
+def test_an_answer_line_that_contradicts_the_conclusion_just_above_it_is_flagged():
+    problem = "A basket has 45 red apples and 30 green apples. What is the ratio of red apples to green apples in simplest form?"
+    output = (
+        "45 ÷ 15 = 3\n30 ÷ 15 = 2\n\nSo the ratio of red to green apples is 3:2.\n\n**Answer:** 2:3"
+    )
+
+    assert "multiple_answers" in reasons(grade("3:2", output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("9", "The remainder is $p(2) = 8 - 4 + 5 = 9$.\n\nThe remainder is $\\boxed{9}$."),
+        ("7", "So the remainder is 100 − 93 = 7.\n\nFinal answer: 7"),
+    ],
+)
+def test_a_conclusion_worked_out_to_the_answer_does_not_contradict_it(gold, output):
+    graded = grade(gold, output, problem="Find the remainder of the division.")
+
+    assert graded.auto_verdict is Verdict.CORRECT
+    assert "multiple_answers" not in reasons(graded)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("24 \\text{ km/h}", "400 meters per minute"),
+        ("21.6 \\text{ L}", "**The faucet drips 21,600 mL of water per day.**"),
+    ],
+)
+def test_a_quantity_in_other_units_the_question_does_not_name_is_converted(gold, output):
+    assert (
+        grade(gold, output, problem="How fast? How much in a day?").auto_verdict is Verdict.CORRECT
+    )
+
+
+def test_an_aside_for_completeness_after_the_answer_is_not_the_answer():
+    output = (
+        "The absolute minimum on $[0, 2]$ is $-4$, attained at $x = 1$, so the point is"
+        " $(1, -4)$.\n\nFor completeness, the absolute maximum is $4$, attained at $x = 2$."
+    )
+
+    problem = "Find the point at which $f(x) = 2x^3 - 6x$ attains its absolute minimum on $[0, 2]$."
+
+    assert grade("(1, -4)", output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_an_interval_closed_at_infinity_is_flagged_even_with_sized_brackets():
+    output = "**Answer:** $p \\in \\left(\\tfrac{1}{2}, \\infty\\right]$"
+
+    assert "interval_notation" in reasons(grade("\\left(\\frac{1}{2}, \\infty\\right)", output))
+
+
+def test_set_builder_notation_with_an_absolute_value_is_its_interval():
+    assert compare_values("(-1, 1)", "\\{x \\in \\mathbb{R} : |x| < 1\\}").equal
