@@ -795,6 +795,9 @@ def _listed_spans(text: str, spans: list[str]) -> str:
 _SPACING_BEFORE_UNIT = re.compile(rf"(?:{LATEX_SPACE}|\\q?quad\b|~|\s)*\\?$")
 
 
+_UPRIGHT_CONSTANTS = frozenset("eij")
+
+
 def _split_units(text: str) -> tuple[str, str]:
     listed = _UNIT_LIST.fullmatch(text)
     if listed:  # "200 ml and 400 ml": the numbers, listed
@@ -802,7 +805,12 @@ def _split_units(text: str) -> tuple[str, str]:
         units = " ".join(dict.fromkeys(w for w in _WORD.findall(text) if w not in ("and", "or")))
         return ", ".join(numbers), units
     unit_text = _UNIT_TEXT.search(text)
-    if unit_text and unit_text.start() > 0 and not _number_phrase(unit_text.group(1)):
+    if (
+        unit_text
+        and unit_text.start() > 0
+        and not _number_phrase(unit_text.group(1))
+        and unit_text.group(1).strip() not in _UPRIGHT_CONSTANTS  # "4\mathrm{i}" is 4i
+    ):
         # "5400\ \text{cm}^2": LaTeX's spacing before the unit goes with it
         value = _SPACING_BEFORE_UNIT.sub("", text[: unit_text.start()])
         per = re.sub(r"\\(?:text|mathrm)\s*\{([^{}]*)\}|\\[ ,;]", r"\1", unit_text.group(3) or "")

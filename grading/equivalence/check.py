@@ -19,7 +19,7 @@ from functools import lru_cache
 import sympy
 from sympy.logic.boolalg import Boolean
 
-from grading.equivalence import calendar, integer_sets, probe, structure
+from grading.equivalence import calendar, families, integer_sets, probe, structure
 from grading.equivalence.rewrite import (
     FORM_REWRITES,
     LATEX_SPACE,
@@ -116,6 +116,11 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
         # "(x, y) = (4, 7)" and "y = 7, x = 4": each variable's value, whatever the order
         each = [_compare_cached(gold_named[k], answer_named[k], False) for k in gold_named]
         return Comparison(all(c.equal for c in each), "structure")
+    if families.is_family(gold):
+        # "\pm\frac{2\pi}{3} + 2k\pi": the angles of a general solution, not an expression in k
+        same = families.same_angles(gold, answer)
+        if same is not None:
+            return Comparison(same, "family")
     sides = chain_sides(answer)
     if len(sides) < 2 or chain_sides(gold)[1:]:
         # "\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty" and "\\mathbf{u} - \\mathbf{v} = \\langle 3,
@@ -308,7 +313,7 @@ def numeric_value(text: str) -> float | None:
 _RATIO_SIGN = re.compile(r"\\colon(?![A-Za-z])|∶|\{:\}")
 
 
-def ratio_terms(text: str) -> list[float] | None:
+def _ratio_terms(text: str) -> list[float] | None:
     """The numbers of a ratio ("2:3:5", "5:3"), or None when ``text`` is not one."""
     terms = text.strip().strip("$").split(":")
     if len(terms) < 2:
@@ -506,7 +511,7 @@ def _compare_cached(gold: str, answer: str, allow_rename: bool) -> Comparison:
         if same is not None:
             return Comparison(same, "integer_set")
     gold, answer = _RATIO_SIGN.sub(":", gold), _RATIO_SIGN.sub(":", answer)  # "5 \colon 3"
-    gold_terms, answer_terms = ratio_terms(gold), ratio_terms(answer)
+    gold_terms, answer_terms = _ratio_terms(gold), _ratio_terms(answer)
     if gold_terms and answer_terms and max(len(gold_terms), len(answer_terms)) > 2:
         # "2:3:5" is ordered; the parser reads it as (2/3)/5, equal to 2:5:3
         return Comparison(_proportional(gold_terms, answer_terms), "ratio")

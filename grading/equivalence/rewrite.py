@@ -770,13 +770,16 @@ def inverse_trig_powers(text: str) -> str:
 _PLAIN_FUNCTION = re.compile(
     r"(?<![A-Za-z\\])(arcsin|arccos|arctan|sin|cos|tan|cot|ln|log|exp)(?=[\s(_^{0-9\\])"
 )
+_SINE_AS_SEN = re.compile(r"\\operatorname\s*\{\s*sen\s*\}|(?<![A-Za-z\\])sen(?=[\s(^{])")
 _PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt\s*\(([^()]*)\)")  # "2 sqrt(3)"
 _PLAIN_PI = re.compile(r"(?<![A-Za-z\\])pi(?![A-Za-z])")  # "18pi", "90*pi"
 
 
 def plain_function_names(text: str) -> str:
     """``ln x`` is ``\\ln x``, ``sqrt(3)`` is ``\\sqrt{3}`` and ``18pi`` is ``18\\pi``: without its
-    backslash a name reads as a product of letters (l·n·x), as plain-text outputs write it."""
+    backslash a name reads as a product of letters (l·n·x), as plain-text outputs write it.
+    Spanish, Portuguese and Italian write the sine "sen" (``\\operatorname{sen} x``)."""
+    text = _SINE_AS_SEN.sub(r"\\sin", text) if "sen" in text else text
     return plain_pi(_PLAIN_ROOT.sub(r"\\sqrt{\1}", _PLAIN_FUNCTION.sub(r"\\\1", text)))
 
 

@@ -36,7 +36,7 @@ from grading.candidates import (
     sentence_of,
     text_end,
 )
-from grading.equivalence import calendar, integer_sets
+from grading.equivalence import calendar, integer_sets, real_sets
 from grading.equivalence.check import (
     Comparison,
     chain_sides,
@@ -293,6 +293,20 @@ def _grade_math(
         stated = replace(stated, expression=bound)
         comparison = _compare(compared_gold, stated)
         shown = {**shown, "extracted": bound, "extracted_latex": bound}
+    if not comparison.equal and kind is AnswerType.INTERVAL_OR_SET:
+        # "every real number x", "2 \le |x| \le 4", "\{x \mid x < -3\} \cup \{x \mid x \ge
+        # 3\}": the same set of reals however it is described
+        described = next(
+            (
+                text
+                for text in (stated.expression, stated.raw, sentence_of(sample.output, final))
+                if real_sets.same_reals(compared_gold, text)
+            ),
+            "",
+        )
+        if described:
+            comparison = Comparison(True, "real_set")
+            shown = {**shown, "extracted": described.strip(), "extracted_latex": described.strip()}
     asked_one = _one_asked(sample.problem) if not comparison.equal else ""
     if asked_one and one_of_many(compared_gold, stated.expression, asked_one):
         # "Find an eigenvector": (1/√2, 1/√2) for (1, 1); "a basis", "an antiderivative"

@@ -102,13 +102,15 @@ DECLINES = re.compile(
     r"|can't (?:determine|decide|tell)|none of the (?:(?:listed|given|answer) )?(?:options|choices"
     r"|answers)|i don't know"
     r"|unable to (?:determine|decide)|(?:has|have) no (?:valid|well-defined) answer"
-    r"|(?:cannot|can't|could not|couldn't) (?:possibly )?exist|(?:is|are) ill-posed)\b",
+    r"|(?:cannot|can't|could not|couldn't) (?:possibly )?exist|(?:is|are) ill-posed"
+    # agents that end without an answer: "No consensus was reached", "Could you clarify …?"
+    r"|no consensus|(?:could|can) you (?:please )?clarify|please clarify)\b",
     re.IGNORECASE,
 )
 # Lower-case words one of which every match of DECLINES contains.
 _DECLINE_HINTS = (
     "confident", "sure", "certain", "determine", "decide", "tell", "none of the", "know",
-    "answer", "exist", "ill-posed",
+    "answer", "exist", "ill-posed", "consensus", "clarify",
 )  # fmt: skip
 
 

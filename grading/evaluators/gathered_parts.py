@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from grading.equivalence.check import compare_values
-from grading.equivalence.rewrite import top_level_parts
+from grading.equivalence.rewrite import thousands_separators, top_level_parts
 
 # How much of the output's end is read for the parts: the closing lines, not the working.
 _CLOSING_CHARS = 900
@@ -83,8 +83,10 @@ _VALUE = (
 _VARIABLE_VALUE = re.compile(r"\$?\s*([a-z])\s*=")
 _ONE_VARIABLE_EQUATION = re.compile(r"([a-z])\s*=\s*[^=]+")
 _BOX = re.compile(r"\\(?:boxed|fbox|mathbf|textbf)\s*\{([^{}]*)\}")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_VERB = r"(?:=|:|≈|\bis\b|\bare\b|\bwas\b|\bwere\b|\bequals?\b|\bbe\b)"
+_VERB = (
+    r"(?:=|:|≈|\b(?:is|are|was|were|equals?|be)\b"
+    r"|\b(?:beträgt|ist|es|est|vaut|vale|sont|são|é|равн[оаы])\b)"
+)
 _QUOTIENT_REMAINDER = re.compile(
     r"(-?\d+)\s*(?:\\text\s*\{\s*R\s*\}|\bR\b|\\,\\text\{\s*remainder\s*\}|\s+remainder\b)\s*(\d+)"
 )
@@ -273,7 +275,7 @@ def _plain_value(text: str) -> str:
         value = value.rpartition("=")[2]
     value = value.strip().rstrip(".,")
     value = re.sub(r"^\\?\$\s*", "", value)  # "\\$2,315.25": the dollar sign
-    return _THOUSANDS.sub("", value)
+    return thousands_separators(value)
 
 
 def _quotient_and_remainder(closing: str, problem: str) -> tuple[str, str] | None:

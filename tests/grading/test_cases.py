@@ -193,6 +193,13 @@ DATA_FLOORS = {
     "heldout_mixed_DL.jsonl": (5, 37),
     "heldout_realistic_DM.jsonl": (26, 55),
     "heldout_mixed_DN.jsonl": (6, 51),
+    # Written after DK to DN: 12, 14, 6 and 20 silent errors on arrival (DO, trigonometry and
+    # general solutions; DP, complex numbers; DQ, attempts, drafts and revisions; DR,
+    # inequalities and intervals written every way).
+    "heldout_realistic_DO.jsonl": (8, 40),
+    "heldout_mixed_DP.jsonl": (13, 41),
+    "heldout_realistic_DQ.jsonl": (4, 45),
+    "heldout_mixed_DR.jsonl": (11, 34),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -8,7 +8,7 @@ import pytest
 
 from grading.answers import read_answer
 from grading.candidates import find_candidates
-from grading.equivalence import calendar
+from grading.equivalence import calendar, real_sets
 from grading.equivalence.check import compare_values
 from grading.types import Verdict
 from tests.grading.graded import grade, reasons
@@ -3912,3 +3912,93 @@ def test_an_interval_closed_at_infinity_is_flagged_even_with_sized_brackets():
 
 def test_set_builder_notation_with_an_absolute_value_is_its_interval():
     assert compare_values("(-1, 1)", "\\{x \\in \\mathbb{R} : |x| < 1\\}").equal
+
+
+# Round twenty-four (DO to DR): general solutions, sets of reals, complex numbers, agents.
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "same"),
+    [
+        (
+            "x = \\pm\\frac{2\\pi}{3} + 2k\\pi,\\ k \\in \\mathbb{Z}",
+            "x = \\frac{2\\pi}{3} + 2k\\pi \\text{ or } x = \\frac{4\\pi}{3} + 2k\\pi",
+            True,
+        ),
+        ("45^\\circ + 180^\\circ k", "45^\\circ + k \\cdot 180^\\circ, k \\in \\mathbb{Z}", True),
+        ("(2k+1)\\pi", "\\pi + 2k\\pi", True),
+        (
+            "n\\pi + (-1)^n\\frac{\\pi}{6}",
+            "\\frac{\\pi}{6} + 2n\\pi, \\frac{5\\pi}{6} + 2n\\pi",
+            True,
+        ),
+        (
+            "\\frac{\\pi}{4} + \\frac{k\\pi}{2}",
+            "\\pm\\frac{\\pi}{4} + k\\pi, where k is any integer",
+            True,
+        ),
+        ("\\frac{\\pi}{6} + 2k\\pi", "\\frac{\\pi}{6} + k\\pi", False),
+        ("x = \\frac{\\pi}{4} + k\\pi", "x = \\frac{\\pi}{4} + 2k\\pi", False),
+    ],
+)
+def test_general_solutions_are_compared_as_sets_of_angles(gold, answer, same):
+    assert bool(compare_values(gold, answer).equal) is same
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("(-\\infty, \\infty)", "**The inequality holds for every real number $x$.**", "Solve."),
+        (
+            "(-\\infty, -3) \\cup (-3, 3) \\cup (3, \\infty)",
+            "All real numbers except x = 3 and x = -3.",
+            "Find the domain of $f(x) = \\dfrac{1}{x^2 - 9}$.",
+        ),
+        ("[4, 8]", "x is between 4 and 8, inclusive.", "Solve."),
+        ("[-4, -2] \\cup [2, 4]", "**Answer:** $2 \\le |x| \\le 4$", "Solve $|x^2 - 10| \\le 6$."),
+        (
+            "(-\\infty, -3) \\cup [3, \\infty)",
+            "**Solution:** $\\{x \\mid x < -3\\} \\cup \\{x \\mid x \\ge 3\\}$",
+            "Solve.",
+        ),
+        (
+            "[1, \\infty)",
+            "**Range:** all real numbers greater than or equal to 1.",
+            "Find the range.",
+        ),
+    ],
+)
+def test_sets_of_reals_are_read_however_they_are_described(gold, output, problem):
+    assert grade(gold, output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [("[1, \\infty)", "(1, \\infty)"), ("(-1, 3)", "|x - 1| \\le 2"), ("[4, 8]", "x < 4 or x > 8")],
+)
+def test_sets_of_reals_that_differ_at_an_end_or_inside_stay_different(gold, answer):
+    assert grade(gold, f"**Answer:** ${answer}$").auto_verdict is Verdict.INCORRECT
+
+
+def test_a_between_without_its_ends_is_not_read_as_a_set():
+    assert real_sets.same_reals("[4, 8]", "x is between 4 and 8") is None
+
+
+def test_an_upright_imaginary_unit_is_not_a_unit():
+    assert read_answer("3 + 4\\mathrm{i}").expression == "3 + 4\\mathrm{i}"
+    assert grade("3+4i", "Hence $z = 3 + 4\\mathrm{i}$.").auto_verdict is Verdict.CORRECT
+
+
+def test_the_sine_written_sen_is_the_sine():
+    assert compare_values("\\sin x", "\\operatorname{sen} x").equal
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        "No consensus was reached after 2 rounds. Agent A: 1/6, Agent B: 5/36.",
+        "The answer is 9 or 11 depending on the reading. Could you clarify which is intended?",
+    ],
+)
+def test_an_agent_that_ends_without_choosing_is_flagged(ending):
+    assert "declined" in reasons(grade("\\frac{1}{6}", f"Agent A: 1/6\nAgent B: 5/36\n\n{ending}"))
