@@ -179,7 +179,8 @@ class MathVerify(TimedEvaluator):
         100 and up), and every one of them lies at or after the first box's line or the
         display block that opens it; so that window is parsed first, and the whole text only
         when the window yields no value. Same result, a fraction of the regex scanning
-        (checked on every conformance file and the real run: tests/grading/test_parse_window.py).
+        (checked on every conformance file and the real run, with one explained difference:
+        tests/grading/test_parse_window.py).
         """
         if (
             window
