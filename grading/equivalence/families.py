@@ -45,7 +45,7 @@ _ALTERNATIVES = re.compile(
 )
 _HEAD = re.compile(r"^\s*(?:[a-zA-Z]|\\theta|\\alpha|\\varphi|\\phi|θ)\s*=\s*")
 _SET_BUILDER = re.compile(
-    r"^\s*\\(?:left\\)?\{\s*[a-z]\s*(?:\\middle)?(?:\||\\mid|:)(.*)\\(?:right\\)?\}\s*$"
+    r"^\s*\\\{\s*[a-z]\s*(?:\\middle)?(?:\||\\mid|:)(.*)\\\}\s*$"  # after _MARKUP: no \left
 )
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°")
 _MARKUP = re.compile(r"\$|\\[,;! ]|\\left|\\right|\\displaystyle|\\mathrm\s*\{([^{}]*)\}")
