@@ -88,10 +88,11 @@ _LEADING_APPROX = re.compile(rf"^(?:{_APPROX_WORDS}|≈|\\approx)\s*", re.I)
 # "The vertex is at (2, -3)", "has length √5", "equals 12": words of the sentence before the
 # value (not a function, a negation, a sign or a comparison, which are part of it).
 _LEADING_WORD = re.compile(
-    r"^(?:(?!(?:sin|cos|tan|cot|sec|csc|log|ln|exp|det|lim|max|min|gcd|lcm|mod|arc[a-z]*"
+    r"^(?:(?!(?i:sin|cos|tan|cot|sec|csc|log|ln|exp|det|lim|max|min|gcd|lcm|mod|arc[a-z]*"
     r"|not|no|never|nor|neither|or|and|minus|plus|times|over|negative|positive|less|more"
     r"|than|except|only|about|approximately|roughly|around|nearly|almost)\b)"
-    r"[a-z]{2,}(?:['’](?:s|re))?\s+){1,2}"  # "it's 1/2", "they're 12"
+    # "it's 1/2", "they're 12"; "Restano 500 ml" (Italian: "there remain"), before a number
+    r"(?:[a-zà-öø-ÿ]{2,}(?:['’](?:s|re))?\s+|[A-Z][a-zà-öø-ÿ]+\s+(?=[-−\d]))){1,2}"
     r"(?=[-−(\[$\\\d√])"
 )
 # A sentence that opens on its subject, then one or two words of its verb: "Pedro walked 2 1/3
@@ -287,7 +288,7 @@ _PARENTHESISED_ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 _SEVERAL_ASSIGNMENTS = re.compile(
-    r"(?:,|;|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)(?:\s|\\[,;:!]|\\q?quad)*"
+    rf"(?:,|;|\\text\{{\s*(?:and|or)\s*\}}|\band\b|\bor\b)(?:\s|{LATEX_SPACE}|\\q?quad)*"
     r"\\?[A-Za-z]\w*(?:_\{?\w+\}?)?\s*="
 )
 

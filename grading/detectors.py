@@ -394,8 +394,11 @@ def states_different_answers(
             if c.cue != BOLD or c.start >= final.start or _on_its_own_line(output, c)
         ]
     if final is not None and final.cue == BOXED:
-        # "f(1) = \boxed{0}" before "f(f(1)) = \boxed{1}": a box of another quantity
+        # "f(1) = \boxed{0}" before "f(f(1)) = \boxed{1}": a box of another quantity, on a
+        # line of the working; on the final box's own line ("f^{-1}(4) = \boxed{2} and
+        # f^{-1}(-100) = \boxed{-10}") the two are the answer together
         final_head = _box_head(output, final)
+        final_line = output.rfind("\n", 0, final.start)
         stated = [
             c
             for c in stated
@@ -403,6 +406,7 @@ def states_different_answers(
             or c is final
             or not final_head
             or _box_head(output, c) in ("", final_head)
+            or output.rfind("\n", 0, c.start) == final_line
         ]
     committed = [c.start for c in stated if c.weight >= 3]
     if committed:
@@ -509,11 +513,18 @@ def _on_its_own_line(output: str, candidate: Candidate) -> bool:
 
 
 def _box_head(output: str, box: Candidate) -> str:
-    """What a box is the value of: the left side of the equation it ends on its line
-    ("f(f(1))" in "Therefore $f(f(1)) = \\boxed{1}$"), or "" when it ends none."""
+    """What a box is the value of: the left side of the equation it holds ("x" in
+    "\\boxed{x = 7}") or ends on its line ("f(f(1))" in "Therefore $f(f(1)) = \\boxed{1}$"), or
+    "" when it ends none."""
+    named, equals, _ = box.text.partition("=")
+    if equals and len(_HEAD_NOISE.sub("", named)) <= _MAX_HEAD_CHARS:
+        return _HEAD_NOISE.sub("", named)
     line = output[output.rfind("\n", 0, box.start) + 1 : box.start]
-    left, equals, _ = line.partition("=")
-    head = _HEAD_NOISE.sub("", left.rsplit("$", 1)[-1].rsplit("\\(", 1)[-1].rsplit("\\[", 1)[-1])
+    # the math span the box closes ("$s = \frac{6}{\sqrt{2}} = \boxed{…}$"), not an earlier
+    # one on its line ("then $s\sqrt{2} = 6$, so …")
+    span = line.rsplit("$", 1)[-1].rsplit("\\(", 1)[-1].rsplit("\\[", 1)[-1]
+    left, equals, _ = span.partition("=")
+    head = _HEAD_NOISE.sub("", left)
     return head if equals and len(head) <= _MAX_HEAD_CHARS else ""
 
 

@@ -61,6 +61,23 @@ def problem_options(problem: str) -> dict[str, str]:
     return options
 
 
+# "1) 6.5", "(2) 7": a numbered option at the start of a line.
+_NUMBERED = re.compile(
+    rf"^[ \t]*\(?([1-9])\)[ \t]*(\S[^\n]{{0,{MAX_OPTION_CHARS}}})$", re.MULTILINE
+)
+
+
+def numbered_options(problem: str) -> dict[str, str]:
+    """{"1": "6.5", "2": "7", ...} for options numbered one per line from 1; {} otherwise."""
+    if ")" not in problem:
+        return {}
+    listed = {
+        m.group(1): m.group(2).strip() for m in _NUMBERED.finditer(problem[-MAX_PROBLEM_CHARS:])
+    }
+    in_order = [str(n) for n in range(1, len(listed) + 1)]
+    return listed if len(listed) >= 2 and list(listed) == in_order else {}
+
+
 def _clean(body: str) -> str:
     """An option's text without the LaTeX of the option list around it: AMC problems write
     ``$\\textbf{(A)}\\ 12 \\qquad \\textbf{(B)}\\ 18$``."""

@@ -15,6 +15,7 @@ from grading import answer_type, detectors, jury
 from grading.candidates import Candidates, find_candidates
 from grading.continuation import without_continuation
 from grading.evaluators import ContextEvaluator, Evaluator
+from grading.gold import with_option_letter
 from grading.types import Evaluation, GradedSample, Sample, Status
 
 # The detail of an evaluation that raised MemoryError; the sandbox replaces that child.
@@ -80,11 +81,12 @@ def grade_sample(
     on_evaluation: Callable[[Evaluation], None] | None = None,
 ) -> GradedSample:
     """Grade one sample in this process; ``on_evaluation`` sees each evaluation as it finishes.
-    The output is read up to the first turn the model invented after its reply.
+    The output is read up to the first turn the model invented after its reply, and a gold
+    written as a lower-case option label is read as the option's letter.
 
     The result lists the evaluations in the order of ``evaluators``, whatever order they ran in.
     """
-    sample = without_continuation(sample)
+    sample = with_option_letter(without_continuation(sample))
     kind = answer_type.classify(sample.gold)
     candidates = find_candidates(sample.output, sample.problem)
     finished: dict[str, Evaluation] = {}

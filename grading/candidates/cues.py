@@ -139,6 +139,8 @@ HEDGE_WORDS = re.compile(
     r"\b(?:probably|possibly|perhaps|maybe|presumably|most likely|likely|my best guess"
     r"|i (?:think|believe|guess|suspect)|if i'?m not mistaken|depending on|it depends"
     r"|(?:might|could) be(?=\s+[-−$\\\d(])"  # "x might be 20", not "one might be tempted"
+    # "B, though D could also work": a second option left open
+    r"|(?:could|might|may)\s+also\s+(?:work|fit|be\s+(?:correct|right|valid|acceptable))"
     r"|not (?:completely |entirely |totally |fully |quite |100% )?(?:sure|certain|confident)"
     r"|probablement|probablemente|probabilmente|provavelmente|wahrscheinlich|vielleicht"
     r"|peut-être|quizás|tal vez|talvez|вероятно|наверное)\b",
@@ -147,7 +149,7 @@ HEDGE_WORDS = re.compile(
 # Lower-case words one of which every match of HEDGE_WORDS contains.
 _HEDGE_HINTS = (
     "probabl", "possibl", "perhaps", "maybe", "presumabl", "likely", "guess", "think", "believe",
-    "suspect", "mistaken", "depend", "sure", "certain", "confident", "might", "could",
+    "suspect", "mistaken", "depend", "sure", "certain", "confident", "might", "could", "may also",
     "provavel", "wahrscheinlich", "vielleicht", "peut-être", "quizás", "tal vez", "talvez",
     "вероятно", "наверное",
 )  # fmt: skip

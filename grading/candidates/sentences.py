@@ -263,10 +263,12 @@ _ASKED_UNIT = re.compile(
     r"\bhow\s+(?:many|much)\s+(?:more\s+|fewer\s+|less\s+|of\s+(?:the\s+)?)?([a-z]{3,})",
     re.IGNORECASE,
 )
-# "If 5 more get on, 8 seats would still be empty": what would follow from a change the
-# question does not make remarks on the statement before it
+# "If 5 more get on, 8 seats would still be empty", "If you host 12 people instead, the same
+# rate gives 900 g": what would follow from a change the question does not make remarks on
+# the statement before it
 _HYPOTHETICAL = re.compile(
-    r"^\W*(?:if|suppose|supposing|assuming)\b[^.?!]*\b(?:would|could|might)\b", re.IGNORECASE
+    r"^\W*(?:if|suppose|supposing|assuming)\b[^.?!]*\b(?:would|could|might|instead)\b",
+    re.IGNORECASE,
 )
 # A rate or a share: "$12 per person", "3 each".
 _PER_UNIT = re.compile(r"\b(?:per|each|apiece|every|average|rate)\b", re.IGNORECASE)
@@ -441,11 +443,15 @@ def _assigns(text: str, variable: str) -> bool:
 def _before_closing_asides(text: str) -> int:
     """Where the text ends once the lines it closes on that open as asides are left out: a
     "Verification: …" line is an aside to its last sentence ("… The second printer's share is
-    720."), not only to its first."""
+    720."), not only to its first; a closing paragraph that opens as one ("For comparison, …
+    is only" over a display line) is an aside as a whole."""
     stop = len(text)
     while True:
         line_start = text.rfind("\n", 0, stop) + 1
-        if line_start == 0 or not _DIGRESSION.match(text[line_start:stop]):
+        paragraph_start = text.rfind("\n\n", 0, stop) + 2
+        if paragraph_start >= 2 and _DIGRESSION.match(text[paragraph_start:stop]):
+            line_start = paragraph_start
+        elif line_start == 0 or not _DIGRESSION.match(text[line_start:stop]):
             return stop
         stop = len(text[:line_start].rstrip())
 

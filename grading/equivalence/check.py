@@ -116,6 +116,10 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
         # "(x, y) = (4, 7)" and "y = 7, x = 4": each variable's value, whatever the order
         each = [_compare_cached(gold_named[k], answer_named[k], False) for k in gold_named]
         return Comparison(all(c.equal for c in each), "structure")
+    if answer_named and not gold_named and _lettered(answer_named) and _one_tuple(gold):
+        # "x = 1, z = 3, y = 2" against "(1, 2, 3)": a tuple lists the letters' values in
+        # their order; math-verify would compare the values as a set, in any order
+        answer = f"({', '.join(answer_named[name] for name in sorted(answer_named))})"
     if families.is_family(gold):
         # "\pm\frac{2\pi}{3} + 2k\pi": the angles of a general solution, not an expression in k
         same = families.same_angles(gold, answer)
@@ -247,6 +251,24 @@ _NAMED_TUPLE = re.compile(
 )
 _ASSIGNMENT = re.compile(rf"^\s*({_VARIABLE_NAME})\s*=\s*([^=]+?)\s*$")
 _ASSIGNMENT_SEPARATOR = re.compile(r"\s*(?:,|;|\\text\{\s*and\s*\}|\band\b|\\quad)\s*")
+
+
+def _one_tuple(text: str) -> bool:
+    """ "(1, 2, 3)": one bracketed tuple, not two ("(1, 3), (-1, -3)") or a bare list."""
+    text = text.strip().replace("\\left", "").replace("\\right", "")
+    if not text.startswith("(") or not text.endswith(")") or "," not in text:
+        return False
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0 and index < len(text) - 1:
+            return False
+    return True
+
+
+def _lettered(named: dict[str, str]) -> bool:
+    """Every variable is a single Latin letter ("x, y, z", not "\\theta" or "x_1")."""
+    return all(len(name) == 1 and name.isascii() and name.isalpha() for name in named)
 
 
 def named_values(text: str) -> dict[str, str] | None:

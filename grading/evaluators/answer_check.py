@@ -56,7 +56,7 @@ from grading.equivalence.rewrite import (
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.gathered_parts import GatheredParts, gather_parts
-from grading.evaluators.nearmiss import near_miss_signals
+from grading.evaluators.nearmiss import ROUNDING_ASKED, near_miss_signals
 from grading.gold import gold_is_suspect
 from grading.option_lists import grade_option_list
 from grading.types import (
@@ -86,11 +86,6 @@ _APPROXIMATELY = re.compile(
     re.I,
 )
 _COMMA_DECIMAL = re.compile(r"-?\d+,\d+")
-_ROUNDING_ASKED = re.compile(
-    r"\bround|\bnearest\b|\bestimat|\bapproximat|\bto \w+ (?:decimal|significant)|\betwa\b"
-    r"|\bungefähr|\brunde|\benviron\b|\barrondi|\baproximad|\bredonde|около|примерно|约|約",
-    re.IGNORECASE,
-)
 _DECIMAL_GOLD = re.compile(r"\d\.\d")
 _DOLLARS = re.compile(r"\\\$|\$\s*\d|dollars?|USD", re.IGNORECASE)
 # "1/4 (i.e., 0.2)", "3/8 (= 0.375)": the answer's value restated as a decimal in parentheses.
@@ -325,7 +320,10 @@ def _grade_math(
             stated = replace(stated, alternatives=())  # "\pm 2 \pmod 5" lists residues
     converted = _in_gold_unit(gold, stated, sample.problem) if not comparison.equal else ""
     in_gold_unit = (
-        _compare(compared_gold, replace(stated, expression=converted)) if converted else None
+        # in the gold's unit now ("500 ml" against "0.5 L" is 0.5, and no longer millilitres)
+        _compare(compared_gold, replace(stated, expression=converted, units=""))
+        if converted
+        else None
     )
     if in_gold_unit is not None and in_gold_unit.equal and _unit_asked(sample.problem):
         signals.append("unit_mismatch")  # "300,000 J" where kilojoules are asked: a person decides
@@ -354,6 +352,14 @@ def _grade_math(
         stated = replace(stated, expression=f"{factorial.group(1)}!")
         comparison = Comparison(True, "rewrite")
         shown = {**shown, "extracted": stated.expression, "extracted_latex": stated.expression}
+    numbered = (
+        _numbered_option_text(gold, stated.expression, sample.problem)
+        if not comparison.equal
+        else ""
+    )
+    if numbered and _compare(numbered, stated).equal:
+        # "the closest option is 7" where the gold is 2, the label of option "2) 7"
+        comparison = Comparison(True, "synonym")
     if not comparison.equal and _on_the_hour(gold, stated.expression, sample.problem):
         comparison = Comparison(True, "synonym")  # "17:00" for "at what hour … afternoon?" 5
     if not comparison.equal and _told_as_a_decrease(gold, stated, sample.output, final):
@@ -406,7 +412,7 @@ def _grade_math(
         correct
         and called_approximate
         and not _DECIMAL_GOLD.search(gold)
-        and not _ROUNDING_ASKED.search(sample.problem[-2000:])
+        and not ROUNDING_ASKED.search(sample.problem[-2000:])
     ):
         signals.append("hedged")  # "approximately 15" for 15: the output did not commit to it
     signals.extend(forms.unit_signals(gold, stated, sample.problem, sample.output))
@@ -590,6 +596,18 @@ _GOLD_OR = re.compile(r"(?<=[\w}°])\s*(?:或者?|\\text\{\s*或\s*\})\s*(?=[-\d
 _LATEX_DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d|\\overline)")
 _CLOCK_HOUR = re.compile(r"(\d{1,2}):00(?::00)?\s*(?:\\text\s*\{\s*)?([ap])?", re.IGNORECASE)
 _HOUR_ASKED = re.compile(r"\b(?:what|which)\s+(?:time|hour)\b|o'clock", re.IGNORECASE)
+
+
+def _numbered_option_text(gold: str, answer: str, problem: str) -> str:
+    """The text of the option a gold numbers ("2" where the problem lists "1) 6.5", "2) 7"),
+    where that text is not the number itself and the answer is no option's number ("(3)");
+    "" otherwise."""
+    label = gold.strip().strip("$").strip("()")
+    if not label.isdigit():
+        return ""
+    listed = options.numbered_options(problem)
+    text = listed.get(label, "")
+    return "" if text == label or answer.strip().strip("()") in listed else text
 
 
 def _on_the_hour(gold: str, answer: str, problem: str) -> bool:

@@ -280,6 +280,8 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
     if doubt is not None and doubt.group(2).upper() != letter:
         # "Answer: C … maybe B?", "The answer is B. … That points to (A)."
         signals.append("hedged" if doubt.group(1).lower() in _GUESSES else "multiple_answers")
+    if letter and final is not None and hedge_words(final.text):
+        signals.append("hedged")  # "Answer: B, though D could also work."
     if letter is None:
         letter, _ = choice.committed_answer("letter", sample.output)
         if letter is not None and _TWO_LETTERS_OFFERED.search(sample.output[-_RESULT_REACH:]):

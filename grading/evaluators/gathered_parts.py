@@ -197,6 +197,8 @@ def _asked_names(problem: str) -> list[str]:
     """The two things the question asks for, in its order, or [] when it asks for one."""
     question = problem[-600:]
     solved_for = _SOLVE_FOR.search(question)
+    if solved_for is not None and solved_for.group(1).lower() > solved_for.group(2).lower():
+        return []  # "Solve for y and x": whether an unnamed gold pair is (y, x) is unclear
     if solved_for is not None:
         return [solved_for.group(1), solved_for.group(2)]
     if _QUOTIENT_AND_REMAINDER.search(question):

@@ -7,22 +7,35 @@ unit, an integration constant, or a problem that admits many right answers.
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
+
+import sympy
 
 from grading.answers import StatedAnswer, read_answer
 from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
 from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values
-from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites
+from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites, top_level_parts
+from grading.evaluators.symbolic import parse_answer
 from grading.types import Sample
 
 _DECIMAL = re.compile(r"^-?\d+(?:\.(\d+))?$")
+# The question asks for a rounded or approximate value.
+ROUNDING_ASKED = re.compile(
+    r"\bround|\bnearest\b|\bestimat|\bapproximat|\bto \w+ (?:decimal|significant)|\betwa\b"
+    r"|\bungefähr|\brunde|\benviron\b|\barrondi|\baproximad|\bredonde|около|примерно|约|約",
+    re.IGNORECASE,
+)
 _CONSTANT = re.compile(r"\s*\+\s*C\b|\s*\+\s*c\b")
 _MANY_ANSWERS = re.compile(
     r"\b(?:an? (?:nonzero |non-zero |unit |possible )?(?:vector|example|solution|value|pair|point)"
     r" (?:that|which|such|orthogonal|perpendicular|with|for|satisfying)|give an example|any (?:one|of|such)"
     r"|one possible|find an? (?:integer|number|value|function|polynomial) (?:that|which|such)"
+    # "Find a quadratic with integer coefficients whose roots are …": any multiple is one
+    r"|find an? (?:quadratic|cubic|polynomial|equation)(?: (?:function|equation|polynomial))?"
+    r" (?:with|whose|having|that|which)"
     r"|a possible value)\b",
     re.IGNORECASE,
 )
@@ -110,13 +123,16 @@ def near_miss_signals(
         found.append("truncated")
     if _minutes_after_the_point(stated, sample.output):
         found.append("number_format")
-    if _rounds_to(gold, stated.expression) or (
+    if (
+        _rounds_to(gold, stated.expression)
         # "\sqrt{12} \approx 3.46" where the nearest tenth, 3.5, is asked
-        stated.approximation and _rounds_to(gold, stated.approximation)
+        or (stated.approximation and _rounds_to(gold, stated.approximation))
+        or _exact_where_rounding_asked(gold, stated.expression, sample.problem)
     ):
         found.append("rounding_differs")
     if (
-        _other_unit(gold, stated)
+        _radians_where_degrees_asked(gold, stated, sample.problem)
+        or _other_unit(gold, stated)
         or _fraction_for_percent(gold, stated, sample)
         or _percent_for_proportion(gold, stated)
     ):
@@ -147,8 +163,16 @@ def near_miss_signals(
         gold, stated.expression, sample.output, candidates
     ):
         found.append("partial_match")
-    if _values_without_order(gold, stated.expression):
+    if _gold_under_another_reading(gold, sample.output):
+        found.append("two_readings")  # "(If the three were distinct roles, it would be 1320.)"
+    if _one_coordinate(gold, stated, sample):
+        found.append("partial_match")  # "x = 3" for the point (3, 0) where the line meets the axis
+    if _values_without_order(gold, stated.expression) or _in_the_asked_order(
+        gold, stated.expression, sample.problem
+    ):
         found.append("order_lost")
+    if _polynomial_with_these_zeros(gold, stated.expression):
+        found.append("form_requested")  # "(x - 2)(x - 5)" for "Find the zeros": 2, 5
     if (
         _MONOTONE.search(_question(sample.problem)) and _same_but_endpoints(gold, stated.expression)
     ) or _counts_between(gold, stated.expression, sample.problem):
@@ -433,9 +457,9 @@ _COUNT_SAID = re.compile(
     re.IGNORECASE,
 )
 _NAMED_LIST = re.compile(r"\bare\s+([^.!?\n]{1,120}?)\s*[.!]?\s*$", re.IGNORECASE)
-# A line that only heads the answer below it ("**Final Answer**", "### Answer:").
-_ASSIGNED_SPAN = re.compile(r"\$\s*[A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^$=]+\$")
+_ASSIGNED_SPAN = re.compile(r"(?:\$|\\\()\s*[A-Za-z](?:_\{?\w+\}?)?\s*=\s*([^$=]+?)\s*(?:\$|\\\))")
 _IMPLIES = re.compile(r"\\(?:Rightarrow|implies|Longrightarrow)(?![A-Za-z])|⇒|⟹")
+# A line that only heads the answer below it ("**Final Answer**", "### Answer:").
 _HEADING_LINE = re.compile(
     r"[#*\s]*(?:final\s+answer|answer|solution|result|conclusion)[\s*:：#]*"
     r"|\s*(?:\\\[|\$\$)\s*",  # a display's opening line: "\[" above "\boxed{16}"
@@ -458,6 +482,8 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
         lines.pop()
     if not lines:
         return False
+    # "… = 3$. (Check: $f(3) = 29$.)": the check after the value is an aside to it
+    lines[-1] = _CLOSING_REMARK.sub("", lines[-1])
     equation = _LAST_EQUATION.search(lines[-1])
     values = [read_answer(equation.group(1)).expression] if equation else []  # "62 stickers"
     values += [m.group(1) for m in _NAMED_VALUE.finditer(lines[-1])]
@@ -467,12 +493,169 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     listed = _NAMED_LIST.search(lines[-1])
     if listed:
         values.append(read_answer(listed.group(1)).expression)
-    if len(_ASSIGNED_SPAN.findall(lines[-1])) > 1:  # "So $x = 2$ and $y = -1$." for (2, -1)
+    assigned = _ASSIGNED_SPAN.findall(lines[-1])
+    if len(assigned) > 1:  # "So $x = 2$ and $y = -1$." for (2, -1)
         values.append(read_answer(lines[-1]).expression)
+        values.append(", ".join(assigned))  # "the solutions are \(x = 2\) or \(x = -3\)"
     implied = _IMPLIES.split(lines[-1])
     if len(implied) > 1:  # "(\lambda - 2)(\lambda - 5) = 0 \Rightarrow \lambda = 2,\ \lambda = 5"
         values.append(read_answer(implied[-1].strip(" $.")).expression)
     return any(compare_values(gold, value).equal for value in values)
+
+
+# A closing parenthesis that opens with a word ("(Check: …)", "(Indeed …)"), not a point.
+_CLOSING_REMARK = re.compile(r"\s*\((?=[A-Z][a-z]+\b)(?:[^()]|\([^()]*\))*\)[\s.$]*$")
+
+
+def _exact_where_rounding_asked(gold: str, answer: str, problem: str) -> bool:
+    r"""An exact value (``100\pi``) whose rounding is the gold (314) where the question asks
+    for a rounded one: the last step is not done, but the value is right."""
+    gold_match = _DECIMAL.match(_plain(gold))
+    if gold_match is None or _value(answer) is not None or not ROUNDING_ASKED.search(problem):
+        return False
+    value = _numeric_value(answer)
+    places = len(gold_match.group(1) or "")
+    return value is not None and _rounds_at(value, Fraction(_plain(gold)), places)
+
+
+_DEGREES_ASKED = re.compile(r"\bdegrees?\b|\^\s*\{?\\circ|°|\bgrad\b|\bgrados?\b|градус", re.I)
+_RADIANS = re.compile(r"\brad(?:ians?)?\b|\\pi|π", re.IGNORECASE)
+
+
+def _radians_where_degrees_asked(gold: str, stated: StatedAnswer, problem: str) -> bool:
+    """An angle in radians (``\arctan(7/24)`` ≈ 0.2838 rad) for a question in degrees whose
+    gold (16.3) is the same angle: the right angle in another unit."""
+    gold_match = _DECIMAL.match(_plain(gold))
+    if (
+        gold_match is None
+        or not _DEGREES_ASKED.search(problem)
+        or _DEGREES_ASKED.search(stated.raw)
+    ):
+        return False
+    value = _numeric_value(stated.expression)
+    if value is None and stated.approximation:
+        # "\arctan(7/24) ≈ 0.2838 radians"
+        value = _numeric_value(read_answer(stated.approximation).expression)
+    if value is None or not (_RADIANS.search(stated.raw) or _value(stated.expression) is None):
+        return False
+    places = len(gold_match.group(1) or "")
+    return _rounds_at(value * 180 / math.pi, Fraction(_plain(gold)), places)
+
+
+def _rounds_at(value: float, gold: Fraction, places: int) -> bool:
+    return abs(value - float(gold)) <= 0.5 * 10**-places + 1e-9 * max(1.0, abs(value))
+
+
+def _numeric_value(text: str) -> float | None:
+    """The value of a closed-form number (``100\\pi``, ``\arctan(7/24)``), or None."""
+    exact = _value(text)
+    if exact is not None:
+        return float(exact)
+    parsed = parse_answer(text)
+    value = parsed.values[0] if parsed.values else None
+    if not isinstance(value, sympy.Expr) or value.free_symbols:
+        return None
+    try:
+        number = complex(value.evalf())
+    except (TypeError, ValueError):
+        return None
+    return number.real if abs(number.imag) < 1e-12 and math.isfinite(number.real) else None
+
+
+# "Solve for $y$ and $x$": the question lists its unknowns in an order of its own.
+_UNKNOWNS_ASKED = re.compile(
+    r"\b(?:solve\s+for|find|values?\s+of)\s+\$?([a-z])\$?\s*(?:,|and)\s*\$?([a-z])\$?(?![\w(])",
+    re.IGNORECASE,
+)
+
+
+def _in_the_asked_order(gold: str, answer: str, problem: str) -> bool:
+    """A pair in the order the question lists its unknowns ("Solve for y and x": (3, 2)) where
+    the gold lists them alphabetically ((2, 3)): which order the gold means is for a person."""
+    asked = _UNKNOWNS_ASKED.search(_question(problem))
+    gold_plain, answer_plain = gold.strip().strip("$"), answer.strip().strip("$")
+    if asked is None or asked.group(1).lower() <= asked.group(2).lower():
+        return False
+    if not _ORDERED.fullmatch(gold_plain) or not _ORDERED.fullmatch(answer_plain):
+        return False
+    gold_parts = top_level_parts(gold_plain.strip()[1:-1])
+    answer_parts = top_level_parts(answer_plain.strip()[1:-1])
+    return len(gold_parts) == len(answer_parts) == 2 and all(
+        compare_values(g, a).equal for g, a in zip(gold_parts, reversed(answer_parts), strict=True)
+    )
+
+
+# "If the positions were distinct roles, the count would be $1320$": what another reading of
+# the question would give.
+_OTHER_READING = re.compile(
+    r"\b(?:if|were|had)\b[^.?!\n]{3,200}?\b(?:would|could)\s+(?:be|give|have\s+been|equal)"
+    r"\s+(\$[^$]{1,80}\$|\\\([^\n]{1,80}?\\\)|-?\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+
+
+def _gold_under_another_reading(gold: str, output: str) -> bool:
+    """The output works out the gold for another reading of the question it considered and
+    set aside (ordered for unordered, with replacement for without): which reading the
+    question means is for a person."""
+    tail = output[-_TAIL_WINDOW * 2 :]
+    if "would" not in tail and "could" not in tail:
+        return False
+    return any(
+        compare_values(gold, read_answer(match.group(1)).expression.rpartition("=")[2]).equal
+        for match in _OTHER_READING.finditer(tail)
+    )
+
+
+def _one_coordinate(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
+    """ "x = 3" where the gold is the point (3, 1) and the other coordinate is known too: found
+    in the working ("so y = 1"), or set by the question ("where does it cross the x-axis?"
+    for (3, 0)). Whether one coordinate will do for the point asked is for a person; with the
+    other coordinate nowhere, the answer is just incomplete."""
+    plain = _SPACING.sub("", gold.strip().strip("$"))
+    if stated.head not in ("x", "y") or not _POINT.fullmatch(plain):
+        return False
+    coordinates = plain[1:-1].split(",")
+    index = 0 if stated.head == "x" else 1
+    if len(coordinates) != 2 or not compare_values(coordinates[index], stated.expression).equal:
+        return False
+    other, named = coordinates[1 - index], "y" if index == 0 else "x"
+    if other == "0" and re.search(rf"\b{stated.head}-?\s*axis\b", sample.problem, re.I):
+        return True
+    assigned = re.finditer(
+        rf"(?<![A-Za-z\\]){named}\s*=\s*([-−]?\d+(?:\.\d+)?)(?![\d.])",
+        sample.output[-_TAIL_WINDOW:],
+    )
+    return any(compare_values(other, m.group(1).replace("−", "-")).equal for m in assigned)
+
+
+_MAX_DEGREE = 8  # a factorisation someone writes out, not a polynomial to solve numerically
+
+
+def _polynomial_with_these_zeros(gold: str, answer: str) -> bool:
+    """A polynomial in one variable whose zeros are exactly the gold's listed values (its
+    factorisation "(x - 2)(x - 5)" for the zeros "2, 5"): the zeros, not said as asked."""
+    values = [v for v in top_level_parts(gold.strip().strip("$")) if v.strip()]
+    polynomial = parse_answer(answer.rpartition("=")[2]).values if "x" in answer else ()
+    expression = polynomial[0] if polynomial else None
+    if not isinstance(expression, sympy.Expr) or len(expression.free_symbols) != 1:
+        return False
+    (variable,) = expression.free_symbols
+    zeros = [_numeric_value(v) for v in values]
+    if None in zeros or not expression.is_polynomial(variable):
+        return False
+    polynomial = sympy.Poly(expression, variable)
+    if not 0 < polynomial.degree() <= _MAX_DEGREE:
+        return False
+    # each distinct zero once: the square-free part has them all and no other
+    square_free = polynomial.sqf_part()
+    distinct = {round(zero, 9) for zero in zeros}
+    coefficients = [abs(float(c)) for c in square_free.all_coeffs()]
+    return square_free.degree() == len(distinct) and all(
+        abs(float(square_free.eval(zero)))
+        <= 1e-9 * sum(c * abs(zero) ** k for k, c in enumerate(reversed(coefficients)))
+        for zero in distinct
+    )
 
 
 def _rounds_to(gold: str, answer: str) -> bool:
@@ -550,14 +733,17 @@ _DIRECTION_SAID = re.compile(
 
 def _sign_given_in_words(gold: str, answer: str, sample: Sample) -> bool:
     """-15 for "How much money did he lose?" where the gold is 15: the loss as a signed
-    change, which the question's words already made a loss; or 14.99 for the balance -14.99
-    where the output's words say it ("Sam's account is overdrawn by $14.99.")."""
+    change, which the question's words already made a loss (15% for a fall the gold gives as
+    -15%, the same); or 14.99 for the balance -14.99 where the output's words say it ("Sam's
+    account is overdrawn by $14.99.")."""
     gold_value, value = _value(gold), _value(answer)
     if gold_value is None or value is None or not gold_value or value != -gold_value:
         return False
-    if gold_value > 0:
-        return _DIRECTION_ASKED.search(_question(sample.problem)) is not None
-    return _DIRECTION_SAID.search(sample.output[-_TAIL_WINDOW:]) is not None
+    if _DIRECTION_ASKED.search(_question(sample.problem)) is not None:
+        # "How much did he lose?" for 15, "A stock fell from $80 to $68. What was the percent
+        # change?" for -15%: the question's words give the direction either way
+        return True
+    return gold_value < 0 and _DIRECTION_SAID.search(sample.output[-_TAIL_WINDOW:]) is not None
 
 
 _COEFFICIENT_ASKED = re.compile(

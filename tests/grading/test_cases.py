@@ -200,6 +200,10 @@ DATA_FLOORS = {
     "heldout_mixed_DP.jsonl": (13, 41),
     "heldout_realistic_DQ.jsonl": (4, 45),
     "heldout_mixed_DR.jsonl": (11, 34),
+    "heldout_realistic_DS.jsonl": (0, 46),
+    "heldout_mixed_DT.jsonl": (6, 46),
+    "heldout_realistic_DU.jsonl": (5, 49),
+    "heldout_mixed_DV.jsonl": (3, 61),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -4002,3 +4002,139 @@ def test_the_sine_written_sen_is_the_sine():
 )
 def test_an_agent_that_ends_without_choosing_is_flagged(ending):
     assert "declined" in reasons(grade("\\frac{1}{6}", f"Agent A: 1/6\nAgent B: 5/36\n\n{ending}"))
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "For comparison, note that a 6 within two rolls is far from sure: its probability is\n"
+        "$$1 - \\left(\\frac{5}{6}\\right)^2 = \\frac{11}{36}.$$",
+        "If you invited 9 guests instead, the same rate gives 27 cookies.",
+    ],
+)
+def test_a_comparison_or_a_supposition_after_the_answer_is_an_aside(closing):
+    output = f"So the expected number is $6$.\n\n{closing}"
+    assert grade("6", output).auto_verdict is Verdict.CORRECT
+
+
+def test_a_lower_case_option_label_as_gold_is_the_option():
+    problem = "How many more?\n(a) 12 (b) 24 (c) 36 (d) 48"
+    result = grade("b", "The difference is 24.\n\nAnswer: (B)", problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+
+
+def test_a_numbered_option_named_by_its_value_is_that_option():
+    problem = "Which is closest to $\\sqrt{80}$?\n1) 8\n2) 9\n3) 10"
+    assert grade("2", "√80 ≈ 8.94, so the closest is 9.", problem=problem).auto_verdict is (
+        Verdict.CORRECT
+    )
+    assert grade("2", "√80 ≈ 8.94, so the closest is 8.", problem=problem).auto_verdict is (
+        Verdict.INCORRECT
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [
+        ("x = 4,\\ z = -1,\\ y = 2", True),
+        ("z = -1, y = 2, x = 4", True),
+        ("x = 4, z = 2, y = -1", False),
+    ],
+)
+def test_named_values_fill_an_unnamed_tuple_by_their_letters(answer, correct):
+    result = grade("(4, 2, -1)", f"$$\\boxed{{{answer}}}$$", problem="Solve the system.")
+    assert (result.auto_verdict is Verdict.CORRECT) is correct
+
+
+def test_a_unit_converted_to_the_golds_is_compared_in_it():
+    assert grade("1.2 L", "Quedan 1200 ml.").auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "201",
+            "$A = \\pi r^2 = \\boxed{64\\pi}$",
+            "Find the area of a circle of radius 8, rounded to the nearest whole number.",
+            "rounding_differs",
+        ),
+        (
+            "26.6",
+            "The angle is $\\theta = \\arctan(1/2) \\approx 0.4636$ radians.",
+            "Find the angle to the nearest tenth of a degree.",
+            "unit_mismatch",
+        ),
+        (
+            "3, 4",
+            "Hence $$\\boxed{q(x) = (x-3)(x-4)}$$",
+            "Find the zeros of $q$.",
+            "form_requested",
+        ),
+        (
+            "(2, 0)",
+            "Setting y = 0 gives x = 2.",
+            "Where does the line meet the x-axis?",
+            "partial_match",
+        ),
+        ("(1, 5)", "So $$\\boxed{(5, 1)}$$", "Solve for $y$ and $x$: ...", "order_lost"),
+        (
+            "-20\\%",
+            "The change is 20%.",
+            "The price fell from 50 to 40. What was the percent change?",
+            "sign_in_words",
+        ),
+        (
+            "720",
+            "Unordered: $\\binom{10}{3} = 120$. (If the three places were ranked, the count would"
+            " be $10 \\times 9 \\times 8 = 720$.)\n\n$$\\boxed{120}$$",
+            "In how many ways can 3 of 10 runners be chosen?",
+            "two_readings",
+        ),
+        (
+            "4x^2 - 1",
+            "**Answer:** $8x^2 - 2$",
+            "Find a quadratic with integer coefficients whose roots are $\\pm\\frac12$.",
+            "many_answers",
+        ),
+    ],
+)
+def test_the_right_value_in_a_form_not_asked_for_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem=problem))
+
+
+def test_a_ratio_gold_for_a_probability_is_suspect():
+    result = grade(
+        "1:3", "The probability is $\\boxed{\\frac14}$.", problem="What is the probability?"
+    )
+    assert "gold_suspect" in reasons(result)
+
+
+def test_two_boxes_of_two_readings_are_two_answers():
+    output = (
+        "- If it is the face diagonal, $s\\sqrt{2} = 8$, so $s = \\boxed{4\\sqrt{2}}$.\n"
+        "- If it is the space diagonal, $s\\sqrt{3} = 8$, so $s = \\boxed{\\frac{8\\sqrt{3}}{3}}$."
+    )
+    assert "multiple_answers" in reasons(grade("\\frac{8\\sqrt{3}}{3}", output))
+
+
+def test_an_option_left_open_beside_the_chosen_one_is_a_hedge():
+    problem = (
+        "Which has exactly 4 lines of symmetry?\n(A) rectangle (B) square (C) kite (D) octagon"
+    )
+    assert "hedged" in reasons(grade("B", "Answer: B, though D might also work.", problem=problem))
+
+
+def test_both_solutions_stated_above_a_box_of_one_are_flagged():
+    output = (
+        "Both are valid: the solutions are \\(x = 4\\) or \\(x = -1\\).\n\n\\[\n\\boxed{4}\n\\]"
+    )
+    assert "gold_stated_elsewhere" in reasons(grade("4, -1", output))
+
+
+def test_a_value_checked_in_parentheses_before_a_boxed_formula_is_seen():
+    output = (
+        "$g^{-1}(x) = \\frac{x - 1}{2}$, so $g^{-1}(9) = 4$. (Check: $g(4) = 9$.)\n\n"
+        "$$\\boxed{g^{-1}(x) = \\frac{x-1}{2}}$$"
+    )
+    assert "gold_stated_elsewhere" in reasons(grade("4", output, problem="Find $g^{-1}(9)$."))
