@@ -10,6 +10,7 @@ values and the jury can still see what was said around them. Regular expressions
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -61,6 +62,7 @@ _RESTATED = re.compile(
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
+_NEGATIVE_WORD = re.compile(r"\b(?:negative|minus)\s+(?=\d)", re.IGNORECASE)
 # A number with its scale written out by ``scale_words``: "2.5\times 10^{6}".
 _SCALED_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\\times 10\^\{\d+\}")
 _VARIABLE_APPROX = re.compile(r"(?<![A-Za-z\\])([A-Za-z])(?:_\{?\d\}?)?\s*(?:\\approx|≈)\s*")
@@ -415,6 +417,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it; ``boxed`` says
     ``raw`` is a box's content, so all of it is mathematics ("4!" is a factorial)."""
     text = raw.strip()[:MAX_ANSWER_CHARS]
+    if text[:1] == "{" and text[-1:] == "}" and '"' in text:
+        text = _json_answer(text) or text  # '{"solutions": [1, 6]}' states 1, 6
     bold = BOLD_VALUE.findall(text) if "**" in text else []
     rest = BOLD_VALUE.sub("", text) if len(bold) == 1 else ""
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
@@ -463,13 +467,15 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     approximate = _LEADING_APPROX.match(text) is not None
     restated = _RESTATED.search(text) if "i.e." in text or ", " in text else None
     if restated is not None and restated.start() > 0:
-        text = _strip_wrappers(text[: restated.start()])
+        text = _solved_for_the_variable(text, restated) or _strip_wrappers(text[: restated.start()])
     # "$16, or about $13.33 if …": another value, offered as an alternative
     offered = _OR_ABOUT.search(text) if "or " in text else None
     if offered is not None and offered.start() > 0:
         text = text[: offered.start()]
     if _PROSE_WORDS.search(text):  # "sixteen percent", "three-fourths", "十八人"
         text = chinese_numerals(number_words(fraction_words(angle_words(clock_words(text)))))
+    if "negative" in text or "minus" in text:
+        text = _NEGATIVE_WORD.sub("-", text)  # "negative four", once "4", is -4
     if "cent" in text:
         text = DOLLARS_AND_CENTS.sub(_in_dollars, text)  # "7 dollars and 50 cents" is 7.50
     again = _BRACKETED_NUMBER.search(text) if "(" in text else None
@@ -659,6 +665,29 @@ def _count_and_total(odds: re.Match) -> tuple[str, str]:
     return odds.group(1).replace(",", ""), odds.group(2).replace(",", "")
 
 
+# The keys a JSON reply holds its answer under, best first.
+_ANSWER_KEYS = ("final_answer", "answer", "result", "solution", "solutions", "value", "values")
+
+
+def _json_answer(text: str) -> str:
+    """The answer a JSON object states: its only field, or its answer field; a list is its
+    values listed. "" when the text is no JSON object or names no answer."""
+    try:
+        reply = json.loads(text)
+    except ValueError:
+        return ""
+    if not isinstance(reply, dict) or not reply:
+        return ""
+    fields = {str(key).lower(): value for key, value in reply.items()}
+    key = next((k for k in _ANSWER_KEYS if k in fields), None)
+    if key is None and len(fields) != 1:
+        return ""
+    value = fields[key] if key is not None else next(iter(fields.values()))
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return str(value) if isinstance(value, str | int | float) else ""
+
+
 def is_sentence(expression: str) -> bool:
     """Three or more words outside LaTeX commands and their arguments: a sentence the
     reading could not reduce to an answer."""
@@ -703,6 +732,23 @@ _AND_BETWEEN = re.compile(r"\s*,?\s+and\s+")
 _TIME_OF_DAY = re.compile(
     r"(?<![\d:.])(\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s*m\b\.?)?)(?![\d:])", re.I
 )
+
+
+# "n - 1 = 60, i.e. n = 61": an equation in a term of the unknown, then the unknown itself.
+_TERM_EQUATION = re.compile(r"\s*[A-Za-z]\s*[-+*/]\s*\d+\s*=\s*[^=]+")
+_RESTATED_ASSIGNMENT = re.compile(
+    r"(?:,|\s)*(?:i\.e\.|that is,|in other words,)\s*([A-Za-z])\s*=\s*(-?\d+(?:\.\d+)?)\W*"
+)
+
+
+def _solved_for_the_variable(text: str, restated: re.Match) -> str:
+    """The unknown's value where an equation in a term of it is restated as the unknown's
+    ("n - 1 = 60, i.e. n = 61" states 61); "" where the restatement only rewrites it."""
+    head, tail = text[: restated.start()], text[restated.start() :]
+    assigned = _RESTATED_ASSIGNMENT.fullmatch(tail)
+    if assigned is None or not _TERM_EQUATION.fullmatch(head):
+        return ""
+    return assigned.group(2) if head.lstrip().startswith(assigned.group(1)) else ""
 
 
 def _keep_math_of_prose(text: str) -> str:

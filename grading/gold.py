@@ -19,6 +19,14 @@ _YES_NO_QUESTION = re.compile(
     r"^\s*(?:is|are|does|do|can|will|was|were|has|have)\b[^?]*\?\s*$", re.IGNORECASE
 )
 _NUMERIC = re.compile(r"^-?\d+(?:\.\d+)?$")
+# "How many integers x satisfy …?": a count of mathematical objects (not "How many marbles
+# does each receive?", which asks for several counts)
+_HOW_MANY = re.compile(
+    r"\bhow many\s+(?:\w+\s+)?(?:integers?|numbers?|solutions?|values?|divisors?|factors?"
+    r"|primes?|pairs?|triples?|ways?|roots?|zeros?)\b(?![^?]*\beach\b)",
+    re.IGNORECASE,
+)
+_SEVERAL_VALUES = re.compile(r"-?\d+(?:\s*,\s*-?\d+){2,}")
 _RATIO = re.compile(r"\d+\s*(?::|\\colon)\s*\d+")
 _PROBABILITY_ASKED = re.compile(
     r"\bprobabilit|\bchance\b|probabilidad|probabilité|wahrscheinlichkeit|probabilità|вероятност"
@@ -27,6 +35,11 @@ _PROBABILITY_ASKED = re.compile(
 )
 _ODDS_ASKED = re.compile(r"\bodds\b|\bratio\b|\bcotes?\b|\bquote\b|\bVerhältnis\b", re.IGNORECASE)
 _LOWER_CASE_LABEL = re.compile(r"\s*\$?\(?([a-e])\)?\$?\s*")
+_LABEL_WITH_VALUE = re.compile(
+    r"\s*\$?\s*(?:\\textbf\s*\{\s*)?\(([A-E])\)\s*\}?\s*(?:\\[ ,;:]|~|\s)*(\S.*?)\s*\$?\s*",
+    re.DOTALL,
+)
+_SPELLING = re.compile(r"\s|\$|\\[ ,;:!]|~")
 
 
 def gold_is_suspect(gold: str, problem: str) -> bool:
@@ -43,6 +56,8 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
     if parsed.empty:
         return True
     question = problem.strip().rsplit("\n", 1)[-1][-300:]
+    if _HOW_MANY.search(question) and _SEVERAL_VALUES.fullmatch(bare):
+        return True  # "1, 3, 5, 7" for "How many integers …?": the values, not their count
     if _RATIO.fullmatch(bare) and _PROBABILITY_ASKED.search(question):
         return not _ODDS_ASKED.search(question)  # "1:2" for a probability: odds, or a ratio?
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
@@ -63,13 +78,22 @@ def _balanced(text: str) -> bool:
 
 
 def with_option_letter(sample: Sample) -> Sample:
-    """``sample`` with a gold written as a lower-case option label ("b", where the problem
-    lists "(a) 24 (b) 48") as the capital letter every choice reader compares; read as
-    mathematics, "b" is a variable, and "(B)" looks wrong against it."""
-    label = _LOWER_CASE_LABEL.fullmatch(sample.gold)
+    """``sample`` with a gold that names an option as the capital letter every choice reader
+    compares: a lower-case label ("b", where the problem lists "(a) 24 (b) 48"), read as
+    mathematics a variable; or a label with its option's value ("\\textbf{(C) }12", as AMC
+    answer keys write it), which no reader takes for a letter."""
+    label = _LOWER_CASE_LABEL.fullmatch(sample.gold) or _LABEL_WITH_VALUE.fullmatch(sample.gold)
     if label is None or not sample.problem:
         return sample
     letter = label.group(1).upper()
-    if letter not in options.problem_options(sample.problem):
+    listed = options.problem_options(sample.problem)
+    if letter not in listed:
         return sample
+    value = label.group(2) if label.re is _LABEL_WITH_VALUE else ""
+    if value and _spelled(value) != _spelled(listed[letter]):
+        return sample  # "(C) 14" where (C) is 12: not the option's own text
     return replace(sample, gold=letter)
+
+
+def _spelled(text: str) -> str:
+    return _SPELLING.sub("", text)

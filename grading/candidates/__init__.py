@@ -177,6 +177,9 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     if first is not None:
         items.append(first)
     items.extend(last_sentence(tail, offset, what_is_asked(problem)))
+    ticked = _ticked_row(tail, offset) if "|" in tail else None
+    if ticked is not None:  # the row a closing table ticks, not the table's last row
+        items = [c for c in items if c.start < ticked[1]] + [ticked[0]]
     # "}" closing a JSON object, ")" closing a list: a line of brackets states nothing
     items = _dedup(
         sorted(
@@ -190,6 +193,30 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     ]
     standing = _standing(items, tail, offset, think_end)
     return Candidates(tuple(items), _final(standing), tuple(standing))
+
+
+_TICK = re.compile(r"[✓✔☑✅]")
+_CROSS = re.compile(r"[✗✘❌☒]")
+_TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*")
+
+
+def _ticked_row(tail: str, offset: int) -> tuple[Candidate, int] | None:
+    """The one row that a table the output ends on ticks ("| B | 7 | ✓ |" among rows crossed
+    ✗), as a conclusion in its other cells ("B 7"), and where the table starts."""
+    lines = tail.rstrip().split("\n")
+    rows = []
+    for line in reversed(lines):
+        if not _TABLE_ROW.fullmatch(line):
+            break
+        rows.append(line)
+    ticked = [row for row in rows if _TICK.search(row)]
+    if len(ticked) != 1 or not any(_CROSS.search(row) for row in rows):
+        return None  # a table of checks, every row ticked, chooses nothing
+    table_start = offset + len(tail.rstrip()) - len("\n".join(reversed(rows)))
+    cells = [cell.strip() for cell in ticked[0].strip().strip("|").split("|")]
+    text = " ".join(cell for cell in cells if cell and not _TICK.search(cell))
+    start = table_start + tail[table_start - offset :].find(ticked[0])
+    return Candidate(text, start, CONCLUSION), table_start
 
 
 def _blank(layout: re.Match) -> str:

@@ -140,8 +140,11 @@ def compare_values(gold: str, answer: str, *, allow_rename: bool = False) -> Com
     for side in reversed(sides):
         found = _compare_cached(gold, side, allow_rename)
         if found.equal:
+            # "\pi d = \pi \times 10 = 10\pi": a formula in letters the gold lacks, then its
+            # value; the formula's letters are what the numbers replace
+            worked = sides[1:] if _is_formula(sides) else sides
             consistent = all(
-                other is side or _compare_cached(side, other, False).equal for other in sides
+                other is side or _compare_cached(side, other, False).equal for other in worked
             )
             return found if consistent else Comparison(False, found.method)
     return _compare_cached(gold, sides[-1], allow_rename)
@@ -251,6 +254,23 @@ _NAMED_TUPLE = re.compile(
 )
 _ASSIGNMENT = re.compile(rf"^\s*({_VARIABLE_NAME})\s*=\s*([^=]+?)\s*$")
 _ASSIGNMENT_SEPARATOR = re.compile(r"\s*(?:,|;|\\text\{\s*and\s*\}|\band\b|\\quad)\s*")
+
+
+_LATEX_NAME = re.compile(r"\\[A-Za-z]+")
+_FORMULA_SIDE = re.compile(r"[A-Za-z]")
+_LONE_LETTER = re.compile(r"\s*[A-Za-z]\s*")
+
+
+def _is_formula(sides: list[str]) -> bool:
+    """A chain that opens on a formula in letters ("\\pi d", "2\\pi r h") and works it out
+    over two more sides; not an assignment ("x = 3 and x = -1" is no formula)."""
+    first = sides[0]
+    return (
+        len(sides) >= 3
+        and not _LONE_LETTER.fullmatch(first)
+        and "\\text" not in "".join(sides)
+        and _FORMULA_SIDE.search(_LATEX_NAME.sub("", first)) is not None
+    )
 
 
 def _one_tuple(text: str) -> bool:

@@ -68,8 +68,8 @@ _UNICODE = str.maketrans(
         "٬": ",",
     }
 )
-# "√12" and "√x": the root sign and what it applies to, which LaTeX needs braced
-_BARE_SQRT = re.compile(r"\\sqrt(\[\d\])?(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
+# "√12", "√x" and "√(x² + 4)": the root sign and what it applies to, which LaTeX needs braced
+_BARE_SQRT = re.compile(r"\\sqrt(\[\d\])?(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z])|\([^()]*\))")
 # Digits under a combining overline ("0.1̅8̅"): the repeating block of a decimal.
 _OVERLINED_DIGITS = re.compile("((?:\\d\u0305)+)")
 # Runs of superscript and subscript characters: "10⁻¹⁹" is 10^{-19}, "x₁₂" is x_{12}.
@@ -768,7 +768,7 @@ def inverse_trig_powers(text: str) -> str:
 
 # A function named in plain text: "ln x", "sin(2x)", "log_2 8"; not "sec" (seconds)
 _PLAIN_FUNCTION = re.compile(
-    r"(?<![A-Za-z\\])(arcsin|arccos|arctan|sin|cos|tan|cot|ln|log|exp)(?=[\s(_^{0-9\\])"
+    r"(?<![A-Za-z\\])(arcsin|arccos|arctan|sin|cos|tan|cot|ln|log|exp)(?=[\s(_^{0-9\\|])"
 )
 _SINE_AS_SEN = re.compile(r"\\operatorname\s*\{\s*sen\s*\}|(?<![A-Za-z\\])sen(?=[\s(^{])")
 _PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt\s*\(([^()]*)\)")  # "2 sqrt(3)"

@@ -373,6 +373,8 @@ def _grade_math(
         and not comparison.equal
         and (
             _names_the_gold(gold, stated.expression, sample.problem)
+            # "$$\sum \frac{n^2+1}{n^4+3}\ \textbf{converges.}$$": the words set in the math
+            or _names_the_gold(gold, _words_in_math(stated.expression), sample.problem)
             # "Carol is the tallest." for "Who is the tallest?": the predicate is the question's;
             # "…, so the system has infinitely many solutions: every pair $(t, t - 2)$" and
             # "Since $1.45 < $1.49, Store B has the lower price per pound, by $0.04.": a clause
@@ -636,6 +638,14 @@ _SUBJECTS = frozenset(
 _STATING_WORDS = frozenset("so hence thus therefore is are has have there".split())
 
 
+_TEXT_IN_MATH = re.compile(r"\\(?:text|textbf|textit|mathrm|mbox)\s*\{([^{}]*)\}")
+
+
+def _words_in_math(expression: str) -> str:
+    """The words an expression sets in ``\\text{}`` and its kin, joined; "" without them."""
+    return " ".join(_TEXT_IN_MATH.findall(expression)) if "\\" in expression else ""
+
+
 def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     """A text answer that is the gold's words with only articles, a subject ("the limit does
     not exist") and words of the question around them: "a thursday" for "Thursday", "an odd
@@ -829,7 +839,11 @@ def _compare(gold: str, stated: StatedAnswer) -> Comparison:
         # A gold written with its unit ("10 cm^2", "3 weeks") states the number the answer
         # gives, when the answer names no other unit.
         gold_read = read_answer(gold)
-        if gold_read.units and stated.units.lower() in ("", gold_read.units.lower()):
+        if (
+            gold_read.units
+            and stated.units.lower() in ("", gold_read.units.lower())
+            and not _MERIDIEM.fullmatch(gold_read.units)  # "1:12 p.m.": a time, not 1:12 in "p.m."
+        ):
             bare = compare_values(gold_read.expression, expression)
             if bare.equal:
                 return bare

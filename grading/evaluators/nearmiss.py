@@ -17,7 +17,7 @@ from grading.answers import StatedAnswer, read_answer
 from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
 from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values
-from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites, top_level_parts
+from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites, base_digits, top_level_parts
 from grading.evaluators.symbolic import parse_answer
 from grading.types import Sample
 
@@ -32,7 +32,8 @@ _CONSTANT = re.compile(r"\s*\+\s*C\b|\s*\+\s*c\b")
 _MANY_ANSWERS = re.compile(
     r"\b(?:an? (?:nonzero |non-zero |unit |possible )?(?:vector|example|solution|value|pair|point)"
     r" (?:that|which|such|orthogonal|perpendicular|with|for|satisfying)|give an example|any (?:one|of|such)"
-    r"|one possible|find an? (?:integer|number|value|function|polynomial) (?:that|which|such)"
+    r"|one possible|find an? (?:integer|number|value|function|polynomial)(?: \$?[a-z]\$?)?"
+    r" (?:that|which|such)"
     # "Find a quadratic with integer coefficients whose roots are …": any multiple is one
     r"|find an? (?:quadratic|cubic|polynomial|equation)(?: (?:function|equation|polynomial))?"
     r" (?:with|whose|having|that|which)"
@@ -173,9 +174,18 @@ def near_miss_signals(
         found.append("order_lost")
     if _polynomial_with_these_zeros(gold, stated.expression):
         found.append("form_requested")  # "(x - 2)(x - 5)" for "Find the zeros": 2, 5
+    if _decimal_for_a_base(gold, stated.expression, sample.problem) or _line_for_its_slope(
+        gold, stated, sample.problem
+    ):
+        found.append("form_requested")  # 256 for 100_{16}; "y = 5x - 16" for the slope 5
     if (
-        _MONOTONE.search(_question(sample.problem)) and _same_but_endpoints(gold, stated.expression)
-    ) or _counts_between(gold, stated.expression, sample.problem):
+        (
+            _MONOTONE.search(_question(sample.problem))
+            and _same_but_endpoints(gold, stated.expression)
+        )
+        or _counts_between(gold, stated.expression, sample.problem)
+        or _counted_the_ends(gold, stated.expression, sample)
+    ):
         found.append("endpoint_convention")
     elif _BETWEEN.search(_question(sample.problem)) and _ENDPOINTS_CHOSEN.search(sample.output):
         found.append("endpoint_convention")  # "… 3, 4, 5, 6, 7 (including the endpoints)"
@@ -222,6 +232,22 @@ def _values_without_order(gold: str, answer: str) -> bool:
     if len(gold_parts) < 2 or sorted(gold_parts) != sorted(answer_parts):
         return False
     return gold_parts != answer_parts
+
+
+def _counted_the_ends(gold: str, answer: str, sample: Sample) -> bool:
+    """A count of the numbers between two bounds that lists the bounds it counted ("10, 20,
+    30, 40, 50, so there are 5" where the gold 3 leaves 10 and 50 out), or the reverse: which
+    reading of "between" the question means is a convention."""
+    asked = _COUNT_BETWEEN.search(_question(sample.problem))
+    gold_count, answer_count = _number(gold), _number(answer)
+    if asked is None or gold_count is None or answer_count is None:
+        return False
+    tail = sample.output[-_TAIL_WINDOW:]
+    listed = sum(
+        re.search(rf"(?<![\d.]){bound}\s*,|,\s*(?:and\s+)?{bound}(?![\d.])", tail) is not None
+        for bound in {asked.group(1), asked.group(2)}
+    )
+    return 0 < abs(answer_count - gold_count) <= listed
 
 
 def _counts_between(gold: str, answer: str, problem: str) -> bool:
@@ -483,24 +509,32 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     if not lines:
         return False
     # "… = 3$. (Check: $f(3) = 29$.)": the check after the value is an aside to it
-    lines[-1] = _CLOSING_REMARK.sub("", lines[-1])
-    equation = _LAST_EQUATION.search(lines[-1])
+    values = _values_concluded(_CLOSING_REMARK.sub("", lines[-1]))
+    if len(lines) > 1 and lines[-1].lstrip()[:1].islower():
+        # "$$900 - 648 = 252$$" over "have at least one 7.": a sentence a display interrupts
+        values += _values_concluded(lines[-2])
+    return any(compare_values(gold, value).equal for value in values)
+
+
+def _values_concluded(line: str) -> list[str]:
+    """The values a line of working ends on or names."""
+    equation = _LAST_EQUATION.search(line)
     values = [read_answer(equation.group(1)).expression] if equation else []  # "62 stickers"
-    values += [m.group(1) for m in _NAMED_VALUE.finditer(lines[-1])]
-    values += [m.group(1) for m in _COUNT_SAID.finditer(lines[-1])]
+    values += [m.group(1) for m in _NAMED_VALUE.finditer(line)]
+    values += [m.group(1) for m in _COUNT_SAID.finditer(line)]
     # "is $18\sqrt3$"; "is $\frac{3s^2/16}{s^2} = \frac{3}{16}$" states what it comes to
-    values += [m.group(1).rpartition("=")[2] for m in _NAMED_MATH.finditer(lines[-1])]
-    listed = _NAMED_LIST.search(lines[-1])
+    values += [m.group(1).rpartition("=")[2] for m in _NAMED_MATH.finditer(line)]
+    listed = _NAMED_LIST.search(line)
     if listed:
         values.append(read_answer(listed.group(1)).expression)
-    assigned = _ASSIGNED_SPAN.findall(lines[-1])
+    assigned = _ASSIGNED_SPAN.findall(line)
     if len(assigned) > 1:  # "So $x = 2$ and $y = -1$." for (2, -1)
-        values.append(read_answer(lines[-1]).expression)
+        values.append(read_answer(line).expression)
         values.append(", ".join(assigned))  # "the solutions are \(x = 2\) or \(x = -3\)"
-    implied = _IMPLIES.split(lines[-1])
+    implied = _IMPLIES.split(line)
     if len(implied) > 1:  # "(\lambda - 2)(\lambda - 5) = 0 \Rightarrow \lambda = 2,\ \lambda = 5"
         values.append(read_answer(implied[-1].strip(" $.")).expression)
-    return any(compare_values(gold, value).equal for value in values)
+    return values
 
 
 # A closing parenthesis that opens with a word ("(Check: …)", "(Indeed …)"), not a point.
@@ -629,6 +663,37 @@ def _one_coordinate(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
     return any(compare_values(other, m.group(1).replace("−", "-")).equal for m in assigned)
 
 
+def _decimal_for_a_base(gold: str, answer: str, problem: str) -> bool:
+    """The gold's number, written in base ten (256 for ``100_{16}``) where the question does
+    not say which base it wants: the value is right, the base may not be ("Express your
+    answer in base 7" settles it: then base ten is wrong)."""
+    if _BASE_ASKED.search(_question(problem)):
+        return False
+    digits = base_digits(gold)
+    value = _number(answer)
+    return digits is not None and value is not None and int(digits[0], digits[1]) == value
+
+
+_BASE_ASKED = re.compile(r"\bbase\b|\bBasis\b|\bbinary\b|\bhexadecimal\b|\boctal\b", re.I)
+# "Find the slope of the tangent line …": the slope, which the line's equation only contains.
+_SLOPE_ASKED = re.compile(r"\bslope\b|\bgradient\b|\bpendiente\b|\bpente\b|\bSteigung\b", re.I)
+
+
+def _line_for_its_slope(gold: str, stated: StatedAnswer, problem: str) -> bool:
+    """A line "y = 5x - 16" where the question asks for its slope, 5: the slope is in it."""
+    if stated.head != "y" or not _SLOPE_ASKED.search(_question(problem)):
+        return False
+    parsed = parse_answer(stated.expression).values
+    expression = parsed[0] if parsed else None
+    if not isinstance(expression, sympy.Expr) or len(expression.free_symbols) != 1:
+        return False
+    (variable,) = expression.free_symbols
+    if not expression.is_polynomial(variable) or sympy.degree(expression, variable) != 1:
+        return False
+    slope = expression.coeff(variable, 1)
+    return bool(compare_values(gold, sympy.latex(slope)).equal)
+
+
 _MAX_DEGREE = 8  # a factorisation someone writes out, not a polynomial to solve numerically
 
 
@@ -720,7 +785,8 @@ def _fraction_for_percent(gold: str, stated: StatedAnswer, sample: Sample) -> bo
 
 # A question whose own words give a change its direction: "How much did he lose?"
 _DIRECTION_ASKED = re.compile(
-    r"\b(?:lose|lost|loss|decrease[ds]?|drop(?:ped)?|fall|fell|fewer|less|cheaper|shorter"
+    r"\b(?:lose|losing|lost|loss|decreas(?:e[ds]?|ing)|drop(?:ped|ping|s)?|fall(?:s|ing)?|fell"
+    r"|shrink(?:s|ing)?|fewer|less|cheaper|shorter"
     r"|lower|below|down|deficit|owe[sd]?)\b",
     re.IGNORECASE,
 )
@@ -734,16 +800,23 @@ _DIRECTION_SAID = re.compile(
 def _sign_given_in_words(gold: str, answer: str, sample: Sample) -> bool:
     """-15 for "How much money did he lose?" where the gold is 15: the loss as a signed
     change, which the question's words already made a loss (15% for a fall the gold gives as
-    -15%, the same); or 14.99 for the balance -14.99 where the output's words say it ("Sam's
-    account is overdrawn by $14.99.")."""
-    gold_value, value = _value(gold), _value(answer)
-    if gold_value is None or value is None or not gold_value or value != -gold_value:
+    -15%, -1/(2π) for how fast a radius decreases, the same); or 14.99 for the balance -14.99
+    where the output's words say it ("Sam's account is overdrawn by $14.99.")."""
+    asked = _DIRECTION_ASKED.search(_question(sample.problem)) is not None
+    said = _DIRECTION_SAID.search(sample.output[-_TAIL_WINDOW:]) is not None
+    if not asked and not said:
         return False
-    if _DIRECTION_ASKED.search(_question(sample.problem)) is not None:
-        # "How much did he lose?" for 15, "A stock fell from $80 to $68. What was the percent
-        # change?" for -15%: the question's words give the direction either way
-        return True
-    return gold_value < 0 and _DIRECTION_SAID.search(sample.output[-_TAIL_WINDOW:]) is not None
+    gold_value, value = _value(gold), _value(answer)
+    if gold_value is not None and value is not None:
+        if not gold_value or value != -gold_value:
+            return False
+        negative_gold = gold_value < 0
+    else:
+        bare = read_answer(gold).expression
+        if not bare or not compare_values(bare, f"-({answer})").equal:
+            return False
+        negative_gold = bare.lstrip().startswith("-")
+    return asked or (negative_gold and said)
 
 
 _COEFFICIENT_ASKED = re.compile(

@@ -10,6 +10,7 @@ sandbox bounds time instead.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -94,9 +95,16 @@ def parse_text(
     return _parse(text, targets, extraction_mode)
 
 
+# A single letter after an operator ("6 + h", "x^2 + 2x + m"): a variable, which math-verify
+# would drop as a unit (hours, metres) and read "6 + h" as 6. Braced, it stays a variable
+# (after a comma braces would make it a set).
+_LETTER_AFTER_OPERATOR = re.compile(r"([-+*/=−]\s*)([A-Za-z])(?=\s*(?:[-+*/=,)−$]|\\\)|$))")
+
+
 def parse_answer(text: str, targets: Sequence[ExtractionTarget] = DEFAULT_TARGETS) -> Parsed:
-    """Parse a bare answer (a gold, or an extracted answer): bare LaTeX is read as LaTeX."""
-    text = text.strip()
+    """Parse a bare answer (a gold, or an extracted answer): bare LaTeX is read as LaTeX, and
+    a letter after an operator as a variable, never as a unit."""
+    text = _LETTER_AFTER_OPERATOR.sub(r"\1{\2}", text.strip())
     if text and not has_math_delimiter(text):
         text = f"${text}$"
     return parse_text(text, targets)

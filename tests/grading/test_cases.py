@@ -85,7 +85,7 @@ DATA_FLOORS = {
     "heldout_mixed_AT.jsonl": (7, 50),
     # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
     # languages, with 45% of its rows flagged).
-    "heldout_realistic_AU.jsonl": (9, 34),
+    "heldout_realistic_AU.jsonl": (9, 37),
     "heldout_mixed_AV.jsonl": (2, 75),
     "heldout_realistic_AW.jsonl": (0, 39),
     "heldout_mixed_AX.jsonl": (5, 47),
@@ -97,7 +97,7 @@ DATA_FLOORS = {
     "heldout_mixed_BB.jsonl": (2, 46),
     # Written after AY to BB: 3, 12, 3 and 7 silent errors on arrival (BD, geometry from chat
     # assistants, with sentences read down to a verb: "The garden covers about 153.94 m²").
-    "heldout_realistic_BC.jsonl": (3, 33),
+    "heldout_realistic_BC.jsonl": (3, 36),
     "heldout_mixed_BD.jsonl": (4, 41),
     "heldout_realistic_BE.jsonl": (2, 42),
     "heldout_mixed_BF.jsonl": (4, 44),
@@ -139,7 +139,7 @@ DATA_FLOORS = {
     "heldout_realistic_CC.jsonl": (2, 46),
     "heldout_mixed_CD.jsonl": (2, 69),
     # Written after CA to CD: 4, 3, 6 and 0 silent errors on arrival (the fewest yet).
-    "heldout_realistic_CE.jsonl": (3, 32),
+    "heldout_realistic_CE.jsonl": (3, 35),
     "heldout_mixed_CF.jsonl": (1, 46),
     "heldout_realistic_CG.jsonl": (4, 58),
     "heldout_mixed_CH.jsonl": (0, 47),
@@ -204,6 +204,10 @@ DATA_FLOORS = {
     "heldout_mixed_DT.jsonl": (6, 46),
     "heldout_realistic_DU.jsonl": (5, 49),
     "heldout_mixed_DV.jsonl": (3, 61),
+    "heldout_realistic_DW.jsonl": (6, 52),
+    "heldout_mixed_DX.jsonl": (7, 42),
+    "heldout_realistic_DY.jsonl": (5, 30),
+    "heldout_mixed_DZ.jsonl": (4, 55),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -4138,3 +4138,115 @@ def test_a_value_checked_in_parentheses_before_a_boxed_formula_is_seen():
         "$$\\boxed{g^{-1}(x) = \\frac{x-1}{2}}$$"
     )
     assert "gold_stated_elsewhere" in reasons(grade("4", output, problem="Find $g^{-1}(9)$."))
+
+
+@pytest.mark.parametrize("answer", ["6 + h", "x^2 + 2x + m", "9 - s"])
+def test_a_letter_after_an_operator_is_a_variable_not_a_unit(answer):
+    gold = answer.split(" ", 1)[0]
+    assert grade(gold, f"**Answer:** ${answer}$").auto_verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("\\frac{1}{2}\\ln(x^2+9) + C", "ln√(x² + 9) + C"),
+        ("\\ln\\left|\\frac{x-2}{x+2}\\right| + C", "ln|x − 2| − ln|x + 2| + C"),
+    ],
+)
+def test_plain_logarithms_and_roots_of_brackets_are_read(gold, answer):
+    assert grade(gold, f"So the integral is\n\n**{answer}**").auto_verdict is Verdict.CORRECT
+
+
+def test_a_verdict_set_in_text_inside_mathematics_is_read():
+    output = "By comparison with $\\sum 1/n^2$,\n$$\\sum_{n=1}^{\\infty}\\frac{1}{n^2+5}\\ \\textbf{converges.}$$"
+    assert grade("Converges", output, problem="Does it converge?").auto_verdict is Verdict.CORRECT
+
+
+def test_a_time_of_day_is_not_a_number_with_a_unit():
+    assert grade("3:20 \\text{ p.m.}", "They meet again at 3:20 a.m.").auto_verdict is (
+        Verdict.INCORRECT
+    )
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "\\textbf{(C) }12",
+            "Therefore the answer is $\\boxed{\\text{(C)}}$.",
+            "$\\textbf{(A) }10\\qquad\\textbf{(B) }11\\qquad\\textbf{(C) }12$",
+        ),
+        (
+            "B",
+            "| Option | Value | Median? |\n|---|---|---|\n| A | 4 | ✗ |\n| B | 7 | ✓ |\n| C | 9 | ✗ |",
+            "Median? (A) 4 (B) 7 (C) 9",
+        ),
+    ],
+)
+def test_options_named_by_an_answer_key_or_ticked_in_a_table_are_read(gold, output, problem):
+    assert grade(gold, output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_value_labelled_with_another_options_letter_is_flagged():
+    problem = (
+        "$\\textbf{(A) }10\\qquad\\textbf{(B) }11\\qquad\\textbf{(C) }12\\qquad\\textbf{(D) }13$"
+    )
+    result = grade(
+        "\\textbf{(C) }12",
+        "So $n = 12$.\n\nThe answer is $\\boxed{\\textbf{(D) }12}$.",
+        problem=problem,
+    )
+    assert "letter_value_mismatch" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("41", "n - 1 = 40, i.e. n = 41. As an aside, adding a factor 7 gives 281.", True),
+        ("-9", "The least value is negative nine, reached when x = 5.", True),
+        ("8\\pi", "<p>C = &pi;d = &pi; &times; 8 = <strong>8&pi;</strong></p>", True),
+        ("5", 'Squaring gives two roots.\n\n```json\n{"solutions": [2, 5]}\n```', False),
+    ],
+)
+def test_answers_restated_in_words_formulas_and_json_are_read(gold, output, correct):
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "reason"),
+    [
+        (
+            "\\frac{1}{4\\pi}\\text{ cm/s}",
+            "So $\\frac{dr}{dt} = \\boxed{-\\frac{1}{4\\pi}}$ (negative: shrinking).",
+            "How fast is the radius decreasing?",
+            "sign_in_words",
+        ),
+        (
+            "1, 2, 4, 8",
+            "There are $\\boxed{4}$ of them.",
+            "How many divisors does 8 have?",
+            "gold_suspect",
+        ),
+        ("10_{16}", "That is 16 in decimal.", "Compute $F_{16} + 1_{16}$.", "form_requested"),
+        (
+            "7",
+            "So $$\\boxed{y = 7x - 3}$$",
+            "Find the slope of the tangent line at $x = 1$.",
+            "form_requested",
+        ),
+        (
+            "3",
+            "The multiples of 5 from 5 to 25 are 5, 10, 15, 20, 25, so there are 5 of them.",
+            "How many integers between 5 and 25 are multiples of 5?",
+            "endpoint_convention",
+        ),
+        (
+            "252",
+            "There are $900$ in all, so\n$$900 - 648 = 252$$\nhave a 7.\n\n**Answer: 225**",
+            "How many?",
+            "gold_stated_elsewhere",
+        ),
+    ],
+)
+def test_the_right_value_said_otherwise_is_flagged(gold, output, problem, reason):
+    assert reason in reasons(grade(gold, output, problem=problem))
