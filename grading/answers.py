@@ -62,6 +62,13 @@ _RESTATED = re.compile(
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
+# A closing restriction on where the answer holds: ", x \neq 2", "(for x ≠ 1)",
+# "\text{ for } x \neq 0".
+_RESTRICTION = re.compile(
+    r"(?:\s*,|\s*\\q?quad|\s*\\[,;:! ]|\s)+\(?\s*(?:\\text\s*\{\s*(?:for|where|when|if)\s*\}|for|where"
+    r"|when|if)?\s*[a-z]\s*(?:\\neq?(?![a-z])|≠|!=)\s*[^,()$]{1,20}?\)?[\s.$]*$"
+)
+_CONDITION = re.compile(r"^\s*$|^\s*\{|[<>≤≥|]|\\(?:[lg]eq?|in|mid|mathbb|\{)(?![a-z])")
 _NEGATIVE_WORD = re.compile(r"\b(?:negative|minus)\s+(?=\d)", re.IGNORECASE)
 # A number with its scale written out by ``scale_words``: "2.5\times 10^{6}".
 _SCALED_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\\times 10\^\{\d+\}")
@@ -417,6 +424,13 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     """Take a stated answer apart into its expression and what surrounds it; ``boxed`` says
     ``raw`` is a box's content, so all of it is mathematics ("4!" is a factorial)."""
     text = raw.strip()[:MAX_ANSWER_CHARS]
+    restriction = (
+        _RESTRICTION.search(text) if "neq" in text or "≠" in text or "\\ne" in text else None
+    )
+    if restriction is not None and not _CONDITION.search(text, 0, restriction.start()):
+        # "x + 2, x \neq 2", "-1 (for x ≠ 1)": where the value holds, not the value; in a
+        # domain ("x \geq 0, x \neq 9", "\{x \mid x \ne 2\}") it is part of the answer
+        text = text[: restriction.start()]
     if text[:1] == "{" and text[-1:] == "}" and '"' in text:
         text = _json_answer(text) or text  # '{"solutions": [1, 6]}' states 1, 6
     bold = BOLD_VALUE.findall(text) if "**" in text else []

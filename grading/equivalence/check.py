@@ -49,11 +49,18 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
         r"(?:the\s+)?empty(?:\s+set)?",
     ),
     "does_not_exist": (r"d\.?n\.?e\.?", r"does\s*n[o']t\s+exist", r"undefined", r"not\s+defined"),
+    "infinitely_many": (
+        r"infinitely\s+many(?:\s+solutions)?",
+        r"an?\s+infinite\s+number(?:\s+of\s+solutions)?",
+        r"\\infty",
+        r"∞",
+    ),
     "all_reals": (
         r"all\s+real\s+numbers",
         r"\\mathbb\s*\{?R\}?",
         r"\(\s*-\s*\\infty\s*,\s*\\infty\s*\)",
         r"ℝ",
+        r"\\\{\s*[a-z]\s*(?:\\mid|\||:)\s*[a-z]\s*\\in\s*\\mathbb\s*\{?R\}?\s*\\\}",  # {x | x ∈ ℝ}
     ),
 }
 _SYNONYM_PATTERNS = {
@@ -708,12 +715,19 @@ def _compare_bases(gold: str, answer: str) -> Comparison | None:
 
 
 _DECIMAL_COMMA = re.compile(r"^\$?(-?\d+),(\d{1,2})\$?$")
+_EUROPEAN_NUMBER = re.compile(r"^(?:[€£¥]\s*)?(-?\d{1,3}(?:\.\d{3})+,\d+)(?:\s*(?:€|£|¥|EUR))?$")
 _DECIMAL_POINT = re.compile(r"^\$?-?\d+\.\d+\$?$")
 
 
 def _decimal_commas(gold: str, answer: str) -> tuple[str, str]:
     """``1000,99`` against ``1000.99``: a comma before one or two digits is a decimal comma
-    when the other side writes a decimal point (otherwise "1,22" may list two numbers)."""
+    when the other side writes a decimal point (otherwise "1,22" may list two numbers).
+    ``1.102,50`` groups thousands with points, so its comma is a decimal one whatever the
+    other side writes."""
+    gold, answer = (
+        _EUROPEAN_NUMBER.sub(lambda m: m.group(1).replace(".", "").replace(",", "."), side)
+        for side in (gold, answer)
+    )
     if _DECIMAL_COMMA.match(gold) and _DECIMAL_POINT.match(answer):
         return _DECIMAL_COMMA.sub(r"\1.\2", gold), answer
     if _DECIMAL_COMMA.match(answer) and _DECIMAL_POINT.match(gold):

@@ -43,6 +43,7 @@ _UNICODE = str.maketrans(
         "⟩": "\\rangle ",
         "°": "^\\circ ",
         "√": "\\sqrt",
+        "⁄": "/",  # the fraction slash of "2⁄3"
         "∛": "\\sqrt[3]",
         "∜": "\\sqrt[4]",
         "ℝ": "\\mathbb{R}",

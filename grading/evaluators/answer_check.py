@@ -375,6 +375,8 @@ def _grade_math(
             _names_the_gold(gold, stated.expression, sample.problem)
             # "$$\sum \frac{n^2+1}{n^4+3}\ \textbf{converges.}$$": the words set in the math
             or _names_the_gold(gold, _words_in_math(stated.expression), sample.problem)
+            # "3" for the quadrant "III"
+            or _ROMAN_NUMERALS.get(_gold_words(gold)) == stated.expression.strip()
             # "Carol is the tallest." for "Who is the tallest?": the predicate is the question's;
             # "…, so the system has infinitely many solutions: every pair $(t, t - 2)$" and
             # "Since $1.45 < $1.49, Store B has the lower price per pound, by $0.04.": a clause
@@ -631,13 +633,20 @@ _JOINS_OR_DENIES = frozenset("and or nor but not no never neither".split())
 # Words an answer names its subject with, whatever the question's words: "the limit does not
 # exist" for the gold "does not exist".
 _SUBJECTS = frozenset(
-    "answer limit value result solution it this integral series sequence sum function".split()
+    "answer limit value result solution it this integral series sequence sum function system"
+    " die der das reihe folge funktion la le el il serie série suite fonction función".split()
 )
 # Words a concluding statement opens with and its verbs, whatever the question's words: "Hence
 # the system has infinitely many solutions" for "How many solutions does the system have?".
-_STATING_WORDS = frozenset("so hence thus therefore is are has have there".split())
+_STATING_WORDS = frozenset(
+    "so hence thus therefore is are has have there will be represents called named ist es est".split()
+)
 
 
+_ROMAN_NUMERALS = {
+    numeral: str(value)
+    for value, numeral in enumerate("i ii iii iv v vi vii viii ix x".split(), start=1)
+}
 _TEXT_IN_MATH = re.compile(r"\\(?:text|textbf|textit|mathrm|mbox)\s*\{([^{}]*)\}")
 
 
@@ -679,9 +688,22 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
 # One classification in the words a verb or an adjective gives it: "converges conditionally"
 # is "conditionally convergent".
 _WORD_FORMS = (
+    (re.compile(r"\bconverges?,?\s+but\s+not\s+absolutely\b"), "conditionally convergent"),
     (re.compile(r"\bconverges?\s+(conditionally|absolutely)\b"), r"\1 convergent"),
-    (re.compile(r"\bconverges?\b"), "convergent"),
-    (re.compile(r"\bdiverges?\b"), "divergent"),
+    (re.compile(r"\b(?:does\s*n[o']t|do\s*n[o']t)\s+converge\b|\bnot\s+convergent\b"), "divergent"),
+    (re.compile(r"\bconverges?\b|\bkonvergiert\b|\bkonvergent\b|\bconvergente?\b"), "convergent"),
+    (
+        re.compile(r"\bdiverges?\b|\bdivergiert\b|\bdivergente?\b|расходится|发散|発散"),
+        "divergent",
+    ),
+    # other names of one class ("not prime" is composite; "inconsistent" has no solution)
+    (re.compile(r"\bnot\s+(?:a\s+)?prime(?:\s+number)?\b"), "composite"),
+    (re.compile(r"\binconsistent\b"), "no solution"),
+    (re.compile(r"\benneagon\b"), "nonagon"),
+    (re.compile(r"\b(?:regular\s+)?hexahedron\b"), "cube"),
+    (re.compile(r"\bsaddle\b(?!\s+point)"), "saddle point"),
+    (re.compile(r"奇函数|奇関数|\bungerade\b|\bimpaire?\b"), " odd "),
+    (re.compile(r"偶函数|偶関数"), " even "),
 )
 
 
@@ -697,8 +719,10 @@ def _gold_words(gold: str) -> str:
 
 
 def _clauses(sentence: str) -> list[str]:
-    """The sentence, then each of its clauses between commas, semicolons and colons."""
-    return [sentence, *re.split(r"[,;:，；：]", sentence)]
+    """The sentence, then each of its clauses between commas, semicolons, colons, dashes and
+    brackets ("Leo has more money — 5 cents more than Maya", "Priya is the oldest (Tom is
+    in the middle …)")."""
+    return [sentence, *re.split(r"[,;:，；：()—–]", sentence)]
 
 
 def _names_part_of_the_gold(gold: str, expression: str) -> bool:

@@ -231,7 +231,8 @@ def form_signals(
         or _common_factor_left(stated.expression, problem[-600:])
         or _leading_sign_left(stated.expression, problem[-600:])
         or (asked.scientific and _unnormalised_scientific(stated.expression))
-        or (asked.factor and factoring_incomplete(gold, stated.expression))
+        # "x^3 + 2x^2 - 9x - 18 = (x + 2)(x^2 - 9)": the side the identity ends on
+        or (asked.factor and factoring_incomplete(gold, stated.expression.rpartition("=")[2]))
         or (asked.expand and factoring_incomplete(stated.expression, gold))
         or (asked.expand and _grouped_where_expanded(gold, stated.expression))
     ):

@@ -208,6 +208,10 @@ DATA_FLOORS = {
     "heldout_mixed_DX.jsonl": (7, 42),
     "heldout_realistic_DY.jsonl": (5, 30),
     "heldout_mixed_DZ.jsonl": (4, 55),
+    "heldout_realistic_EA.jsonl": (21, 57),
+    "heldout_mixed_EB.jsonl": (9, 55),
+    "heldout_realistic_EC.jsonl": (9, 27),
+    "heldout_mixed_ED.jsonl": (6, 41),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

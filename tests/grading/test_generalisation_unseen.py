@@ -4250,3 +4250,97 @@ def test_answers_restated_in_words_formulas_and_json_are_read(gold, output, corr
 )
 def test_the_right_value_said_otherwise_is_flagged(gold, output, problem, reason):
     assert reason in reasons(grade(gold, output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem", "correct"),
+    [
+        ("\\text{diverges}", "**Ergebnis:** Die Reihe divergiert.", "Konvergiert die Reihe?", True),
+        ("\\text{odd}", "**Ergebnis:** Die Funktion ist ungerade.", "Gerade oder ungerade?", True),
+        (
+            "\\text{composite}",
+            "Since 91 = 7 × 13, 91 is **not prime**.",
+            "Is 91 prime or composite?",
+            True,
+        ),
+        ("\\text{composite}", "So 97 is **prime**.", "Is 97 prime or composite?", False),
+        (
+            "\\text{conditionally convergent}",
+            "Putting these together: the series converges, but not absolutely.",
+            "Classify the series.",
+            True,
+        ),
+        (
+            "\\text{divergent}",
+            "So the series does not diverge.",
+            "Does it converge or diverge?",
+            False,
+        ),
+        (
+            "\\text{no solution}",
+            "$$\\boxed{\\text{The system is inconsistent.}}$$",
+            "Solve the system.",
+            True,
+        ),
+        (
+            "\\text{cube}",
+            "**Answer: a regular hexahedron.**",
+            "Which solid has six square faces?",
+            True,
+        ),
+        (
+            "\\text{infinitely many}",
+            "The number of solutions is $\\boxed{\\infty}$.",
+            "How many solutions?",
+            True,
+        ),
+        (
+            "\\text{all real numbers}",
+            "**Solution set:** $\\{x \\mid x \\in \\mathbb{R}\\}$",
+            "Solve.",
+            True,
+        ),
+        (
+            "\\text{III}",
+            "The terminal side lies in quadrant $\\boxed{3}$.",
+            "In which quadrant?",
+            True,
+        ),
+    ],
+)
+def test_word_answers_are_read_in_other_words_and_languages(gold, output, problem, correct):
+    assert (grade(gold, output, problem=problem).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    ("output", "correct"),
+    [
+        ("Since $2.10 > $1.95, Ana has more money — 15 cents more than Ben.", True),
+        ("Ana has $1.95 and Ben has $2.10, so Ben has more money.", False),
+    ],
+)
+def test_a_name_in_a_clause_of_the_conclusion_answers_who(output, correct):
+    result = grade(
+        "\\text{Ana}", output, problem="Ana has 6 dimes. Ben has 7 quarters. Who has more money?"
+    )
+    assert (result.auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "correct"),
+    [
+        ("2.345,60 €", "€2,345.60", True),
+        ("\\frac{3}{4}", "3⁄4", True),
+        ("x + 3", "x + 3, x \\neq 3", True),
+        ("-1", "negative one (for x ≠ 2)", True),
+        ("[0, 9) \\cup (9, \\infty)", "x \\geq 0, x \\neq 9", True),
+    ],
+)
+def test_number_formats_and_restrictions_around_the_value_are_read(gold, answer, correct):
+    assert (grade(gold, f"**Answer:** {answer}").auto_verdict is Verdict.CORRECT) is correct
+
+
+def test_an_identity_that_stops_short_of_factoring_completely_is_flagged():
+    output = "So $x^3 + 3x^2 - 4x - 12 = (x + 3)(x^2 - 4)$."
+    result = grade("(x+3)(x-2)(x+2)", output, problem="Factor completely: $x^3 + 3x^2 - 4x - 12$.")
+    assert "form_differs" in reasons(result)
