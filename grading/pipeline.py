@@ -81,8 +81,8 @@ def grade_sample(
     on_evaluation: Callable[[Evaluation], None] | None = None,
 ) -> GradedSample:
     """Grade one sample in this process; ``on_evaluation`` sees each evaluation as it finishes.
-    The output is read up to the first turn the model invented after its reply, and a gold
-    written as a lower-case option label is read as the option's letter.
+    The output is read up to the first turn the model invented after its reply, and a gold that
+    names an option ("b", "\\textbf{(C) }12") is read as the option's letter.
 
     The result lists the evaluations in the order of ``evaluators``, whatever order they ran in.
     """

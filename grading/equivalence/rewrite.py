@@ -812,7 +812,7 @@ def top_level_parts(text: str) -> list[str]:
 def vector_notation(text: str) -> str:
     """A vector or matrix as linear algebra writes it in text: transposed ("(0, -5, 10)^T",
     "[1, 1, 1]ᵀ"), in square brackets ("[1, 1, 1]", three entries or more, so no interval),
-    scaled (``\frac{1}{2}(1, -1, 2)``, the vector of the products), as MATLAB's rows
+    scaled (``\\frac{1}{2}(1, -1, 2)``, the vector of the products), as MATLAB's rows
     ("[0 -1; 1 0]") or as a diagonal ("diag(1/2, -1, 3)")."""
     if not any(mark in text for mark in "[(") or len(text) > MAX_ANSWER_CHARS:
         return text

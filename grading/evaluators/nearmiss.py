@@ -557,7 +557,7 @@ _RADIANS = re.compile(r"\brad(?:ians?)?\b|\\pi|π", re.IGNORECASE)
 
 
 def _radians_where_degrees_asked(gold: str, stated: StatedAnswer, problem: str) -> bool:
-    """An angle in radians (``\arctan(7/24)`` ≈ 0.2838 rad) for a question in degrees whose
+    """An angle in radians (``\\arctan(7/24)`` ≈ 0.2838 rad) for a question in degrees whose
     gold (16.3) is the same angle: the right angle in another unit."""
     gold_match = _DECIMAL.match(_plain(gold))
     if (
@@ -581,7 +581,7 @@ def _rounds_at(value: float, gold: Fraction, places: int) -> bool:
 
 
 def _numeric_value(text: str) -> float | None:
-    """The value of a closed-form number (``100\\pi``, ``\arctan(7/24)``), or None."""
+    """The value of a closed-form number (``100\\pi``, ``\\arctan(7/24)``), or None."""
     exact = _value(text)
     if exact is not None:
         return float(exact)
