@@ -16,7 +16,7 @@ import sympy
 from grading.answers import StatedAnswer, read_answer
 from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
 from grading.candidates.sentences import what_is_asked
-from grading.equivalence.check import compare_values
+from grading.equivalence.check import compare_values, numeric_value
 from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites, base_digits, top_level_parts
 from grading.evaluators.symbolic import parse_answer
 from grading.types import Sample
@@ -581,19 +581,10 @@ def _rounds_at(value: float, gold: Fraction, places: int) -> bool:
 
 
 def _numeric_value(text: str) -> float | None:
-    """The value of a closed-form number (``100\\pi``, ``\\arctan(7/24)``), or None."""
+    """The value of a closed-form number (``100\\pi``, ``\\arctan(7/24)``), or None; an exact
+    rational first, as the other checks here read one."""
     exact = _value(text)
-    if exact is not None:
-        return float(exact)
-    parsed = parse_answer(text)
-    value = parsed.values[0] if parsed.values else None
-    if not isinstance(value, sympy.Expr) or value.free_symbols:
-        return None
-    try:
-        number = complex(value.evalf())
-    except (TypeError, ValueError):
-        return None
-    return number.real if abs(number.imag) < 1e-12 and math.isfinite(number.real) else None
+    return float(exact) if exact is not None else numeric_value(text)
 
 
 # "Solve for $y$ and $x$": the question lists its unknowns in an order of its own.
