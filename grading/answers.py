@@ -293,7 +293,8 @@ _QUALIFIER = re.compile(
 # "x = 2 (or x = 0)", "x = 4 (and also x = -1 if …)": a second answer offered in parentheses,
 # as an afterthought (its condition already cut off the sentence, with the bracket).
 _PARENTHESISED_ALTERNATIVE = re.compile(
-    r"\s*\(\s*(?:or|and\s+also|also|ou|oder|o|或者?)\s+((?:\\[()]|[^()]){1,80})(?:\)|$)\s*[.。]?\s*$",
+    r"\s*[(（]\s*(?:(?:or|and\s+also|also|ou|oder|o|oppure|или|либо|hoặc|veya|atau)\s+"
+    r"|(?:または|또는|或者?|还是)\s*)((?:\\[()]|[^()（）]){1,80})(?:[)）]|$)\s*[.。]?\s*$",
     re.IGNORECASE,
 )
 _SEVERAL_ASSIGNMENTS = re.compile(

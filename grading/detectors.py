@@ -202,7 +202,10 @@ def is_truncated(finish_reason: str, tail: str) -> bool:
     last_word = _LAST_WORD.search(text[-40:])
     if last_word and text[-1].isalpha() and last_word.group(1).lower() in _DANGLING_WORDS:
         return True
-    if _DANGLING_ADJECTIVE.search(text[-40:]) or _CUT_TABLE_ROW.search(text[-_TABLE_ROWS_CHARS:]):
+    table_rows = text[-_TABLE_ROWS_CHARS:]
+    if _DANGLING_ADJECTIVE.search(text[-40:]) or (
+        "|" in table_rows and _CUT_TABLE_ROW.search(table_rows)
+    ):
         return True
     return _ends_inside_box(text[-MAX_BOX_CHARS:]) or _ends_inside_math(text)
 

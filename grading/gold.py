@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from decimal import ROUND_HALF_UP, Decimal
 
 from grading import options
 from grading.evaluators.symbolic import parse_answer
@@ -60,7 +61,47 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return True  # "1, 3, 5, 7" for "How many integers …?": the values, not their count
     if _RATIO.fullmatch(bare) and _PROBABILITY_ASKED.search(question):
         return not _ODDS_ASKED.search(question)  # "1:2" for a probability: odds, or a ratio?
+    if _misrounded(bare, question):
+        return True  # 19.9 for "Round 19.96 to the nearest tenth": cut, not rounded
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
+
+
+# "Round $19.96$ to the nearest tenth": the question's own number, and the place it names.
+_ROUNDING_EXERCISE = re.compile(
+    r"\bround\s+\$?(-?\d+(?:\.\d+)?)\$?\s+to\s+the\s+nearest\s+"
+    r"(ten[ -]thousandth|thousandth|hundredth|tenth|whole number|integer|one|ten[ -]thousand"
+    r"|hundred[ -]thousand|million|thousand|hundred|ten)\b",
+    re.IGNORECASE,
+)
+_PLACES = {
+    "thousandth": "0.001",
+    "hundredth": "0.01",
+    "tenth": "0.1",
+    "whole number": "1",
+    "integer": "1",
+    "one": "1",
+    "ten": "1E1",
+    "hundred": "1E2",
+    "thousand": "1E3",
+    "ten thousandth": "0.0001",
+    "ten thousand": "1E4",
+    "hundred thousand": "1E5",
+    "million": "1E6",
+}
+
+
+def _misrounded(gold: str, question: str) -> bool:
+    """A gold that is not the rounding the question asks of its own number (half up, as
+    schools round): a truncation or a rounding done twice."""
+    exercise = _ROUNDING_EXERCISE.search(question)
+    if exercise is None or not _DECIMAL_NUMBER.fullmatch(gold):
+        return False
+    place = Decimal(_PLACES[exercise.group(2).lower().replace("-", " ")])
+    rounded = Decimal(exercise.group(1)).quantize(place, rounding=ROUND_HALF_UP)
+    return Decimal(gold) != rounded
+
+
+_DECIMAL_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def _balanced(text: str) -> bool:

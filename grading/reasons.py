@@ -44,7 +44,9 @@ MESSAGES: dict[str, str] = {
     "endpoint_convention": 'The answer differs from the gold only in whether endpoints count, which the question leaves to convention: where a function increases, decreases or is concave, or how many numbers lie "between" two bounds.',
     "no_real_solution": "The answer says there is no real solution; the gold gives complex ones, and the problem may not be asking for real numbers only.",
     "judge_disagrees": "The LLM judge reached a different verdict from the jury.",
-    "gold_suspect": "The gold answer looks malformed (it does not parse, or carries stray punctuation or text).",
+    "other_quantity": "The answer's value equals the gold, but the output says it counts another group than the question asks about (boys where girls are asked).",
+    "gold_rejected": "The output names the gold's value as a mistake to avoid (a simple average, a common error) and answers otherwise; the gold may be that mistake, or the output wrong.",
+    "gold_suspect": "The gold answer looks wrong: it does not parse, carries stray punctuation or text, is the wrong kind for its question, or is not what the question's own arithmetic gives.",
 }
 
 # Reasons listed for information only: they explain a verdict without doubting it.

@@ -9,6 +9,7 @@ box, "the answer is", a first line that is a bare answer, the last sentence) and
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -74,6 +75,12 @@ __all__ = [
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
+# A block of a program: "```python" up to its closing fence, or to the end of the output.
+_CODE_BLOCK = re.compile(
+    r"^[ \t]*```(?:python|py|python3|sympy|sage|julia|matlab|r|cpp|c|java|javascript|js)[ \t]*\n"
+    r"(.*?)(?:^[ \t]*```[ \t]*$|\Z)",
+    re.MULTILINE | re.DOTALL | re.IGNORECASE,
+)
 # The answer tags of reasoning-model prompts and harnesses: "<answer>26</answer>",
 # "<final_answer>...</final_answer>". What a tag holds is committed to, as a box is.
 # "<result unit="weeks">16</result>" in an XML reply; a tag left open at the very end holds
@@ -145,7 +152,10 @@ class Candidates:
 def find_candidates(output: str, problem: str = "") -> Candidates:
     """Every stated answer in ``output`` and the final one; the ``problem`` tells what the
     question asks for, where two closing sentences state different quantities."""
+    code: list[tuple[int, int]] = []
     if "```" in output:  # a fence line ("```", "```json") is layout, never an answer
+        # the program in a code block states nothing; what it printed may
+        code = [m.span(1) for m in _CODE_BLOCK.finditer(output)]
         output = _FENCE.sub(_blank, output)
     offset = max(0, len(output) - TAIL_CHARS)
     items: list[Candidate] = []
@@ -183,7 +193,13 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
     # "}" closing a JSON object, ")" closing a list: a line of brackets states nothing
     items = _dedup(
         sorted(
-            (c for c in items if not _BRACKETS.fullmatch(c.text) and not _in_an_aside(c)),
+            (
+                c
+                for c in items
+                if not _BRACKETS.fullmatch(c.text)
+                and not _in_an_aside(c)
+                and not _in_code(c, code, output)
+            ),
             key=_position,
         )
     )
@@ -217,6 +233,14 @@ def _ticked_row(tail: str, offset: int) -> tuple[Candidate, int] | None:
     text = " ".join(cell for cell in cells if cell and not _TICK.search(cell))
     start = table_start + tail[table_start - offset :].find(ticked[0])
     return Candidate(text, start, CONCLUSION), table_start
+
+
+def _in_code(candidate: Candidate, code: list[tuple[int, int]], output: str) -> bool:
+    """Inside a program, unless it is the agent's call that submits the answer
+    (``final_answer("0.6")``)."""
+    return any(start <= candidate.start < end for start, end in code) and not output.startswith(
+        "final_answer(", candidate.start
+    )
 
 
 def _blank(layout: re.Match) -> str:
@@ -368,10 +392,19 @@ def _near_hints(
         yield from pattern.finditer(text)
         return
     position = 0
-    while True:
-        hint_at = min((i for i in (lowered.find(h, position) for h in hints) if i >= 0), default=-1)
-        if hint_at < 0:
-            return
+    # The next place of each hint, nearest first; a place behind ``position`` is looked up
+    # again from there, so each hint's text is scanned once, not once per match.
+    places = [(at, hint) for hint in hints if (at := lowered.find(hint)) >= 0]
+    heapq.heapify(places)
+    while places:
+        hint_at, hint = places[0]
+        if hint_at < position:
+            later = lowered.find(hint, position)
+            if later < 0:
+                heapq.heappop(places)
+            else:
+                heapq.heapreplace(places, (later, hint))
+            continue
         # A match ends at most _HINT_REACH characters after the hint it contains and starts at
         # most _HINT_REACH before it; the bounded search finds where, the unbounded match
         # reads the whole of it.

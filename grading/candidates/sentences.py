@@ -49,7 +49,11 @@ _DIGRESSION = re.compile(
     r"|if you(?:['’]d| would)? (?:like|want|prefer|need)|i can also|would you like|shall i"
     r"|to (?:check|verify)|double[- ]check(?:ing)?|sanity check"
     r"|comprobaci[óo]n|verificaci[óo]n|v[ée]rification|[üu]berpr[üu]fung|probe|kontrolle"
-    r"|verifica[çc][ãa]o|prova|проверка|確認|检验|验证|검산|확인)\b",
+    r"|verifica[çc][ãa]o|prova|проверка|確認|检验|验证|검산|확인"
+    # "by the way" and "a remark" in other languages
+    r"|nebenbei|[üu]brigens|anmerkung|por cierto|a prop[óo]sito|au passage|d['’]ailleurs"
+    r"|en passant|remarque|кстати|между прочим|примечание|ちなみに|顺便|顺带|ali[áa]s"
+    r"|tra l['’]altro|per inciso)\b",
     re.IGNORECASE,
 )
 
@@ -355,12 +359,19 @@ def _asking_sentence(question: str) -> str:
     return next((s for s in reversed(sentences) if "?" in s), sentences[-1])
 
 
+_PLAIN_FUNCTION_TERM = r"\\?(?:ln|log|lg|sin|cos|tan|sqrt|exp|pi)(?![A-Za-z])\s*[\w.\\{}/^()]*"
+
+
 def _assignment(sentence: str, begin: int, variable: str) -> Candidate | None:
     """The sentence's last statement of the unknown's value ("k = −3", "$k = 4$"), if it has
     one; "3x = 15 \\Rightarrow x = 5" states x = 5 (a coefficient is not a statement)."""
     if not variable:
         return None
-    pattern = rf"(?<![A-Za-z\\\d]){re.escape(variable)}\s*=\s*[-−]?[\w.\\{{}}/^]+"
+    pattern = (
+        rf"(?<![A-Za-z\\\d]){re.escape(variable)}\s*=\s*[-−]?[\w.\\{{}}/^]+"
+        # and a function or constant after a coefficient, written plainly: "k = ¼ ln 3"
+        rf"(?:\s*{_PLAIN_FUNCTION_TERM})*"
+    )
     found = last_match(re.compile(pattern), sentence)
     if found is None:
         return None

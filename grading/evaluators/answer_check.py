@@ -35,6 +35,7 @@ from grading.candidates import (
     hedges,
     sentence_of,
     text_end,
+    what_is_asked,
 )
 from grading.equivalence import calendar, integer_sets, real_sets
 from grading.equivalence.check import (
@@ -189,7 +190,17 @@ def _grade_math(
     if named:  # "**B**" where the gold is the text of option B ("Right")
         stated = replace(stated, expression=named)
     compared_gold = named_parts[0] if named_parts else gold
-    compound_gold = read_answer(gold) if _TWO_NUMBERS.search(gold) else None
+    compound_gold = (
+        read_answer(_TEXT_COMMAND.sub(r"\1", gold)) if _TWO_NUMBERS.search(gold) else None
+    )
+    # "2.75 hours" for "2 hours 45 minutes", where the question asks for hours and minutes
+    in_one_unit = (
+        compound_gold is not None
+        and compound_gold.compound
+        and not stated.compound
+        and len(_NUMBERS.findall(stated.raw)) == 1
+        and _TWO_UNITS_ASKED.search(sample.problem[-300:]) is not None
+    )
     if (
         compound_gold is not None
         and compound_gold.compound
@@ -434,6 +445,10 @@ def _grade_math(
         signals.append("number_format")
     if _restated_otherwise(stated):
         signals.append("multiple_answers")  # "2000万円（200,000,000円）": the same unit, two values
+    if correct and in_one_unit:
+        signals.append("form_requested")
+    if correct and _counts_another_group(stated, sample.problem, sample.output):
+        signals.append("other_quantity")  # "There are 18 boys." where girls are asked, and 18
     if correct:
         # parts named as the gold names them (or gathered by their names) are compared in
         # its order
@@ -704,6 +719,8 @@ _WORD_FORMS = (
     (re.compile(r"\bsaddle\b(?!\s+point)"), "saddle point"),
     (re.compile(r"奇函数|奇関数|\bungerade\b|\bimpaire?\b"), " odd "),
     (re.compile(r"偶函数|偶関数"), " even "),
+    # "neither even nor odd", "ni par ni impar": the answer "neither", with what it denies
+    (re.compile(r"\b(?:neither|ni)\s+[a-zé]+\s+(?:nor|ni)\s+[a-zé]+\b"), "neither"),
 )
 
 
@@ -731,6 +748,31 @@ def _names_part_of_the_gold(gold: str, expression: str) -> bool:
     gold_words = set(_TEXT_WORD.findall(_gold_words(gold)))
     answer_words = set(_TEXT_WORD.findall(_same_words(expression.lower()))) - _ARTICLES
     return bool(answer_words) and answer_words < gold_words
+
+
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)?")
+_TWO_UNITS_ASKED = re.compile(
+    r"\bin (?:hours|minutes) and (?:minutes|seconds)|\bStunden und Minuten|horas y minutos"
+    r"|heures et minutes|часах и минутах|часов и минут|何時間何分|几小时几分",
+    re.IGNORECASE,
+)
+_TEXT_COMMAND = re.compile(r"\\text\s*\{([^{}]*)\}")
+_PLURAL_NOUN = re.compile(r"[a-z]{2,}s")
+_COUNTED_NOUN = re.compile(r"(?<![\w.])\d[\d,.]*\**\s+([a-z]{2,}s)\b")
+
+
+def _counts_another_group(stated: StatedAnswer, problem: str, output: str) -> bool:
+    """The gold's value said of another group the question names: "So there are 12 girls and
+    18 boys. There are 18 boys." for "How many girls …?" (gold 18) answers about boys."""
+    asked = what_is_asked(problem).unit
+    counted = _COUNTED_NOUN.search(stated.raw)
+    named = counted.group(1) if counted else ""
+    if not named or named == asked or not _PLURAL_NOUN.fullmatch(asked):
+        return False
+    return (
+        re.search(rf"\b{named}\b", problem.lower()) is not None
+        and re.search(rf"\d\s+{asked}\b", output[-TAIL_CHARS:].lower()) is not None
+    )
 
 
 _DECIMAL_AND_UNIT = re.compile(

@@ -91,7 +91,8 @@ _YES_NO_HEDGE = re.compile(
 )
 # "true when x is nonnegative": an answer that holds only under a condition.
 _CONDITIONAL = re.compile(
-    r"\b(?:true|false|yes|no),?\s+(?:only\s+)?(?:when|if|provided|as long as|unless"
+    r"\b(?:true|false|yes|no),?\s+(?:only\s+)?(?:when|if|provided|as long as|unless|except"
+    r"|but not (?:at|for|when|if)|apart from|other than"
     r"|under (?:certain|some|good|ideal|special|the right)|for (?!all\b|every\b|any\b|each\b))",
     re.IGNORECASE,
 )
@@ -182,6 +183,10 @@ _LABELLED_OPTION = re.compile(r"\(([A-E])\)\s*[^\s()]")
 _RULES_OUT = re.compile(r"\bnot\b|\brather than\b|\binstead of\b|\bexcluded?\b", re.IGNORECASE)
 _A_LIST = 3  # labelled options in one statement that make it a list of them
 # "Answer: C, D", "(B) & (D)": two letters given as the answer of a single-answer question
+_BOTH_OPTIONS = re.compile(
+    r"\bboth\s+(?:(?:options?|choices?|answers?)\s+\(?[A-E]\)?|\([A-E]\))\s+and\s+\(?[A-E]\)?(?![\w(])"
+    r"|\([A-E]\)\s+and\s+\([A-E]\)\s+(?:are|were)\s+both\b"
+)
 _MANY_ASKED = re.compile(r"\ball that apply\b|\bselect all\b|\bwhich (?:two|three)\b", re.I)
 _LETTERS_GIVEN = re.compile(
     r"[\s*(]*[A-E][\s.)*]*(?:(?:,|&|/|\band\b)[\s*(]*[A-E][\s.)*]*)+", re.IGNORECASE
@@ -275,6 +280,14 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             if not _DENIED.search(line.group(0)):
                 earlier.add(line.group(1).upper())
     if letter and earlier - {letter}:
+        signals.append("multiple_answers")
+    elif (
+        letter
+        and final is not None
+        and not _MANY_ASKED.search(sample.problem)
+        and _BOTH_OPTIONS.search(sample.output[max(0, final.start - _RESULT_REACH) : final.start])
+    ):
+        # "So both (A) and (B) are solutions. I'll choose (B).": two options hold, one is taken
         signals.append("multiple_answers")
     doubt = _doubt_after(sample.output, final) if letter and final is not None else None
     if doubt is not None and doubt.group(2).upper() != letter:

@@ -32,7 +32,11 @@ _FORM_REQUEST = re.compile(
     r"|\bfactor (?:completely|fully)|\bexact value|\bas a (?:reduced |simplified )?"
     r"fraction|\bas a percent|\bin lowest terms|\bin the form\b|\bimproper fraction"
     r"|sous forme (?:de|d'une) fraction|como (?:una )?fracción|en forma de fracción|als bruch"
-    r"|в виде (?:обыкновенной )?дроби|como fração|分数で|用分数|以分数|最简|既約|기약",
+    r"|в виде (?:обыкновенной )?дроби|como fração|分数で|用分数|以分数|最简|既約|기약"
+    # a decimal asked in other languages: "como número decimal", "小数で答えなさい"
+    r"|como (?:un )?(?:número )?decimal|en (?:nombre |écriture )?décima|forme décimale"
+    r"|als Dezimal|in Dezimal|десятичн|小数で|用小数|以小数|化成小数|小数表示"
+    r"|come (?:numero )?decimale|\bas an? (?:single )?power\b",
     re.IGNORECASE,
 )
 # A gold that reads as a point or as an open interval, and what tells which it is.
@@ -118,6 +122,12 @@ _LEAST_RESTATED = 4
 _FRAC = re.compile(r"\\[dt]?frac\s*(?=\{)")
 _SLASH_ROOT = re.compile(r"/\s*\(?\s*\\sqrt")
 _SCIENTIFIC_REQUEST = re.compile(r"\bscientific notation\b", re.IGNORECASE)
+_INTEGER_REQUEST = re.compile(
+    r"\bas an? (?:integer|whole number)|\bin (?:integer|whole number) form|como (?:un )?entero"
+    r"|en tant qu'entier|als ganze Zahl|целым числом|整数で|整数の比|整数比",
+    re.IGNORECASE,
+)
+_INTEGER = re.compile(r"-?\d{1,3}(?:,\d{3})+|-?\d+")
 # The coefficient of a power of ten: "45 \times 10^{-5}", "0.45 \cdot 10^3", "45e-5".
 _SCIENTIFIC_COEFFICIENT = re.compile(
     r"^\s*-?(\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*|×)\s*10\s*\^|^\s*-?(\d+(?:\.\d+)?)[eE][-+]?\d"
@@ -166,6 +176,7 @@ class _Request:
     factor: bool
     expand: bool
     scientific: bool
+    integer: bool
     interval_context: bool
     any_order: bool
     exact: bool
@@ -180,6 +191,7 @@ def _request(problem: str) -> _Request:
         factor=_FACTOR_REQUEST.search(text) is not None,
         expand=_EXPAND_REQUEST.search(text) is not None,
         scientific=_SCIENTIFIC_REQUEST.search(text) is not None,
+        integer=_INTEGER_REQUEST.search(text) is not None,
         interval_context=_INTERVAL_CONTEXT.search(text) is not None,
         any_order=_ANY_ORDER.search(text) is not None,
         exact=_EXACT_FORM_REQUEST.search(text) is not None,
@@ -192,6 +204,9 @@ def demands_exact_form(problem: str) -> bool:
 
 
 _DECIMAL = re.compile(r"-?\d*\.\d+")
+_NATURAL_LOG_ASKED = re.compile(r"\bnatural log", re.IGNORECASE)
+_COMMON_LOG = re.compile(r"\\log(?![_a-zA-Z])|(?<![\\a-zA-Z])log(?![_a-zA-Z])")
+_DECIMAL_RATIO = re.compile(r"-?\d*\.\d+\s*:\s*-?\d*\.?\d+|-?\d+\s*:\s*-?\d*\.\d+")
 
 
 def form_signals(
@@ -218,8 +233,17 @@ def form_signals(
         found.append("form_requested")
     if _SINGLETON.fullmatch(gold.strip().strip("$")) and not _BRACED.search(stated.expression):
         found.append("form_requested")  # "3" for the set \{3\}: its element, not the set
-    if _RATIO.fullmatch(gold.strip().strip("$")) and _DECIMAL.fullmatch(stated.expression.strip()):
-        found.append("form_requested")  # "2.5" for the ratio 5:2
+    if _RATIO.fullmatch(gold.strip().strip("$")) and (
+        _DECIMAL.fullmatch(stated.expression.strip())
+        or (asked.integer and _DECIMAL_RATIO.fullmatch(stated.expression.strip()))
+    ):
+        # "2.5" for the ratio 5:2; "1.5 : 1" where a ratio of integers is asked
+        found.append("form_requested")
+    if _NATURAL_LOG_ASKED.search(problem[-600:]) and _COMMON_LOG.search(stated.expression):
+        found.append("form_requested")  # "\frac{\log 7}{\log 2}" where natural logs are asked
+    if asked.integer and _INTEGER.fullmatch(gold.strip().strip("$")):
+        if not _INTEGER.fullmatch(stated.expression.strip().strip("$").strip()):
+            found.append("form_requested")  # "\binom{12}{4}" where an integer is asked
     if _EQUATION_GOLD.match(gold) and "=" not in stated.expression and not stated.head:
         found.append("equation_expected")
     if CONGRUENCE_MARK.search(stated.expression) and not CONGRUENCE_MARK.search(gold):
@@ -245,6 +269,7 @@ def form_signals(
         found.append("pair_or_interval")  # "1 < x < 7" for the bare gold (1, 7)
     if stated.compound:
         found.append("unit_mismatch")  # "37 min 30 s" for 37.5 (minutes)
+
     if _CLOSED_AT_INFINITY.search(stated.expression):
         found.append("interval_notation")  # "[4, \infty]"
     if gold.strip().strip("$").startswith(("(", "\\left(")) and _SET_BRACES.match(
@@ -434,8 +459,10 @@ def _is_value(text: str) -> bool:
     return not _VARIABLE.search(_COMMANDS.sub("", text))
 
 
+@lru_cache(maxsize=4096)
 def notation(text: str) -> str:
-    """The notation an answer is written in ("fraction", "decimal", "interval", …)."""
+    """The notation an answer is written in ("fraction", "decimal", "interval", …); cached,
+    as a run asks it of each gold once per output."""
     text = text.strip().strip("$").strip()
     return next((name for name, pattern in _NOTATIONS if pattern.search(text)), "plain")
 

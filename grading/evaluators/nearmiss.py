@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 import sympy
 
 from grading.answers import StatedAnswer, read_answer
 from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
+from grading.candidates.cues import SENTENCE_END
 from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values, numeric_value
 from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites, base_digits, top_level_parts
@@ -118,6 +120,8 @@ def near_miss_signals(
         or _unknown_found_before(gold, sample, candidates)
     ):
         found.append("gold_stated_elsewhere")
+    if _gold_called_a_mistake(gold, sample.output):
+        found.append("gold_rejected")
     if _point_of_extremum(stated, sample.problem):
         found.append("extremum_point")
     if _cut_short_of_gold(gold, sample.output, candidates):
@@ -338,11 +342,54 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
     for candidate in candidates.weighty():
         if candidate is final:
             continue
-        if compare_values(gold, read_answer(candidate.text).expression).equal:
+        expression = read_answer(candidate.text).expression
+        if _may_equal(gold, expression) and compare_values(gold, expression).equal:
             return True
     return False
 
 
+# What an output says of a value it sets aside as a mistake: "not the simple average of 60 and
+# 40, which would be 50", "a common mistake is to answer 30".
+_CALLED_A_MISTAKE = re.compile(
+    r"\b(?:not\s+(?:the\s+)?(?:simple|plain|naive|arithmetic)|common\s+(?:mistake|error|trap|pitfall)"
+    r"|(?:tempting|naive|wrong|incorrect)\s+(?:answer|approach|to)|mistakenly|the\s+trap)\b",
+    re.IGNORECASE,
+)
+
+
+def _gold_called_a_mistake(gold: str, output: str) -> bool:
+    """The output names the gold's value as the mistake to avoid ("this is not the simple
+    average of 60 and 40, which would be 50 km/h", gold 50) and answers otherwise: the gold
+    may be that mistake, so a person decides."""
+    value = _value(gold)
+    if value is None or value.denominator != 1:
+        return False
+    tail = output[-_MISTAKE_REACH:]
+    lowered = tail.lower()
+    if not any(hint in lowered for hint in _MISTAKE_HINTS):
+        return False  # the pattern, tried at every position, costs more than these scans
+    for mistake in _CALLED_A_MISTAKE.finditer(tail):
+        sentence_end = SENTENCE_END.search(tail, mistake.end())
+        said = tail[mistake.start() : sentence_end.start() if sentence_end else None]
+        if re.search(rf"(?<![\d.,]){value.numerator}(?![\d]|[.,]\d)", said):
+            return True
+    return False
+
+
+_MISTAKE_REACH = 1500
+# Words every match of _CALLED_A_MISTAKE contains.
+_MISTAKE_HINTS = (
+    "simple",
+    "plain",
+    "naive",
+    "arithmetic",
+    "common",
+    "tempting",
+    "wrong",
+    "incorrect",
+    "mistaken",
+    "trap",
+)
 # A number a sentence ends the output on, with no full stop: "so the probability is 27/2".
 _ENDS_ON_NUMBER = re.compile(r"(?<![\d.,/])(\d+)(?:/(\d+)|(\.\d+))?$")
 _MAX_DIGITS_CUT = 3
@@ -513,7 +560,19 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     if len(lines) > 1 and lines[-1].lstrip()[:1].islower():
         # "$$900 - 648 = 252$$" over "have at least one 7.": a sentence a display interrupts
         values += _values_concluded(lines[-2])
-    return any(compare_values(gold, value).equal for value in values)
+    return any(_may_equal(gold, value) and compare_values(gold, value).equal for value in values)
+
+
+_PLAIN_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _may_equal(gold: str, value: str) -> bool:
+    """False when both are plain decimal numbers and differ, which compare_values would find
+    only after its rewrites and parses; True when the comparison is needed to tell."""
+    gold, value = gold.strip().strip("$").strip(), value.strip().strip("$").strip()
+    if _PLAIN_DECIMAL.fullmatch(gold) and _PLAIN_DECIMAL.fullmatch(value):
+        return Fraction(gold) == Fraction(value)
+    return True
 
 
 def _values_concluded(line: str) -> list[str]:
@@ -580,6 +639,7 @@ def _rounds_at(value: float, gold: Fraction, places: int) -> bool:
     return abs(value - float(gold)) <= 0.5 * 10**-places + 1e-9 * max(1.0, abs(value))
 
 
+@lru_cache(maxsize=4096)
 def _numeric_value(text: str) -> float | None:
     """The value of a closed-form number (``100\\pi``, ``\\arctan(7/24)``), or None; an exact
     rational first, as the other checks here read one."""
@@ -861,12 +921,13 @@ def _other_spread_convention(gold: str, answer: str, problem: str) -> bool:
     if not _SPREAD_ASKED.search(_question(problem)) or _CONVENTION_SAID.search(problem):
         return False
     lists = [m.group(0) for m in _DATA_LIST.finditer(problem)]
-    gold_value, value = _value(gold), _value(answer)
+    # "\sqrt{5}" and "\frac{2\sqrt{15}}{3}": a deviation is often a root
+    gold_value, value = _numeric_value(gold), _numeric_value(answer)
     if not lists or not gold_value or not value:
         return False
     count = max(len(data.split(",")) for data in lists)
     variance_ratio = Fraction(count, count - 1)
-    ratio = float(value / gold_value)
+    ratio = float(value) / float(gold_value)
     # the variances differ by n/(n - 1), the deviations by its square root
     return any(
         abs(ratio - expected) <= 0.01 * expected
@@ -876,7 +937,8 @@ def _other_spread_convention(gold: str, answer: str, problem: str) -> bool:
 
 
 _QUARTILE_ASKED = re.compile(
-    r"\b(?:(interquartile range|IQR)|(first|lower)\s+quartile|(third|upper)\s+quartile)\b",
+    r"\b(?:(interquartile range|IQR)|(first|lower)\s+quartile|(third|upper)\s+quartile"
+    r"|(\d{1,2})\$?(?:\^\{?\\text\{)?(?:st|nd|rd|th)\}?\}?\$?\s+percentile)\b",
     re.IGNORECASE,
 )
 
@@ -895,6 +957,13 @@ def _other_quartile_rule(gold: str, answer: str, problem: str) -> bool:
     data = sorted(
         Fraction(x.strip().removeprefix("and").strip()) for x in max(lists, key=len).split(",")
     )
+    if asked.group(4):  # "the 90th percentile": by interpolation, or by rank (n·p rounded up)
+        p = Fraction(int(asked.group(4)), 100)
+        rank = min(max(-(-p * len(data) // 1), 1), len(data))
+        results = {_interpolated(data, p, rule) for rule in _QUARTILE_RULES[2:]}
+        return gold_value in results | {data[int(rank) - 1]} and value in results | {
+            data[int(rank) - 1]
+        }
     by_rule = [_quartiles(data, rule) for rule in _QUARTILE_RULES]
     if asked.group(1):
         results = {upper - lower for lower, upper in by_rule}
@@ -947,6 +1016,14 @@ def _same_angle(gold: str, answer: str, problem: str) -> bool:
     if not _ANGLE_WORDS.search(problem[-2000:]):
         return False  # "25\\pi" as an area is no angle
     turn = "2\\pi" if _PI.search(gold) or _PI.search(answer) else "360"
+    gold_value, value = _numeric_value(gold), _numeric_value(answer)
+    if gold_value is not None and value is not None:
+        # a turn apart by value, or not worth the symbolic comparisons
+        whole_turn = 2 * math.pi if turn == "2\\pi" else 360.0
+        if all(
+            abs(value + turns * whole_turn - gold_value) > 0.02 * whole_turn for turns in (1, -1)
+        ):
+            return False
     return any(
         compare_values(gold, f"{answer} + ({turns}) \\cdot {turn}").equal for turns in (1, -1)
     )
@@ -987,8 +1064,10 @@ def _angle_converts(gold: str, answer: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
 def _value(text: str) -> Fraction | None:
-    """The exact rational value of a number, fraction or repeating decimal; None otherwise."""
+    """The exact rational value of a number, fraction or repeating decimal; None otherwise
+    (cached: the checks ask it of the same gold and answer several times a row)."""
     plain = all_rewrites(_plain(text))[0]
     number = _number(plain)
     if number is not None:
@@ -1007,8 +1086,9 @@ def _plain(text: str) -> str:
     return text.strip().strip("$").replace("\\%", "").replace("%", "").strip()
 
 
-def _compound_time(text: str) -> list[Fraction]:
-    """ "37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; [] when not compound."""
+@lru_cache(maxsize=4096)
+def _compound_time(text: str) -> tuple[Fraction, ...]:
+    """ "37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; () when not compound."""
     text = _TEXT_WRAPPER.sub(r"\1", text)  # "2 \text{ hours } 45 \text{ minutes}"
     for match in _COMPOUND_TIME.finditer(text):
         parts = [Fraction(p) if p else None for p in match.groups()]
@@ -1016,8 +1096,8 @@ def _compound_time(text: str) -> list[Fraction]:
             continue
         hours, minutes, seconds = (p or Fraction(0) for p in parts)
         total_seconds = hours * 3600 + minutes * 60 + seconds
-        return [total_seconds / 3600, total_seconds / 60, total_seconds]
-    return []
+        return (total_seconds / 3600, total_seconds / 60, total_seconds)
+    return ()
 
 
 def _only_constant_differs(gold: str, answer: str) -> bool:

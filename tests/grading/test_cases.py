@@ -212,6 +212,14 @@ DATA_FLOORS = {
     "heldout_mixed_EB.jsonl": (9, 55),
     "heldout_realistic_EC.jsonl": (9, 27),
     "heldout_mixed_ED.jsonl": (6, 41),
+    "heldout_realistic_EE.jsonl": (2, 40),
+    "heldout_mixed_EF.jsonl": (4, 35),
+    "heldout_realistic_EG.jsonl": (4, 50),
+    "heldout_mixed_EH.jsonl": (9, 33),
+    "heldout_realistic_EI.jsonl": (2, 34),
+    "heldout_mixed_EJ.jsonl": (6, 33),
+    "heldout_realistic_EK.jsonl": (4, 45),
+    "heldout_mixed_EL.jsonl": (1, 55),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

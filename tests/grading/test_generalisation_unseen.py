@@ -4344,3 +4344,232 @@ def test_an_identity_that_stops_short_of_factoring_completely_is_flagged():
     output = "So $x^3 + 3x^2 - 4x - 12 = (x + 3)(x^2 - 4)$."
     result = grade("(x+3)(x-2)(x+2)", output, problem="Factor completely: $x^3 + 3x^2 - 4x - 12$.")
     assert "form_differs" in reasons(result)
+
+
+# Round twenty-eight (EE to EH): word problems as models write them, statistics and counting,
+# outputs in other languages, true/false and multiple choice.
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "0.125",
+            "よって、答えは $\\boxed{\\dfrac{1}{8}}$ です。",
+            "3回とも表が出る確率を小数で答えなさい。",
+        ),
+        (
+            "0.875",
+            "Por lo tanto, $\\frac{7}{8}$ equivale a 87,5 %.",
+            "Escribe la fracción $\\frac{7}{8}$ como número decimal.",
+        ),
+        ("3:2", "答えは $1.5 : 1$ です。", "長さの比を最も簡単な整数の比で表しなさい。"),
+        (
+            "495",
+            "$$\\boxed{\\binom{12}{4}}$$",
+            "In how many ways can 4 books be chosen from 12? Give your answer as an integer.",
+        ),
+        (
+            "2 \\text{ hours } 45 \\text{ minutes}",
+            "Total flight time = 2.75 hours.\n\n\\boxed{2.75 \\text{ hours}}",
+            "How long is the flight? Give your answer in hours and minutes.",
+        ),
+    ],
+)
+def test_the_right_value_in_another_form_than_asked_is_flagged(gold, output, problem):
+    result = grade(gold, output, problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert "form_requested" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("3:2", "So the ratio of length to width is **1.5 : 1**", "What is the ratio of 12 to 8?"),
+        ("495", "$$\\boxed{495}$$", "How many ways? Give your answer as an integer."),
+    ],
+)
+def test_the_form_asked_for_or_a_free_form_is_not_flagged(gold, output, problem):
+    result = grade(gold, output, problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert not result.needs_review
+
+
+@pytest.mark.parametrize(
+    ("answer", "hedged"),
+    [
+        ("12 недель (или примерно 13 недель)", True),
+        ("61 (или 1, если допускать нулевое частное)", True),
+        ("12（或者13）", True),
+        ("5 (o 6 se contiamo anche lo zero)", True),
+        ("12 (order matters)", False),
+        ("12 (original price)", False),
+    ],
+)
+def test_a_second_answer_in_brackets_is_a_hedge_in_any_language(answer, hedged):
+    assert read_answer(answer).hedged is hedged
+
+
+def test_a_remark_after_the_answer_in_another_language_is_left_out():
+    output = (
+        "$A = a \\cdot b = 9 \\cdot 6 = 54$ cm².\n\n"
+        "Die Antwort lautet: Der Flächeninhalt beträgt 54 cm².\n\n"
+        "Nebenbei: Die Diagonale ist $d = \\sqrt{117} \\approx 10{,}82$ cm."
+    )
+    result = grade("54", output, problem="Wie groß ist der Flächeninhalt in cm²?")
+    assert result.auto_verdict is Verdict.CORRECT
+    assert not result.needs_review
+
+
+@pytest.mark.parametrize(("gold", "correct"), [("\\text{neither}", True), ("\\text{odd}", False)])
+def test_neither_even_nor_odd_answers_neither(gold, correct):
+    output = "Both checks fail at $x = 1$.\n\nSo $f$ is **neither** even nor odd."
+    result = grade(gold, output, problem="Is $f(x) = x^2 + x$ even, odd, or neither?")
+    assert (result.auto_verdict is Verdict.CORRECT) is correct
+
+
+def test_a_yes_with_an_exception_is_a_hedge():
+    output = "At $x = 0$ the difference quotient blows up.\n\nAnswer: Yes, except at $x = 0$."
+    result = grade("no", output, problem="Is $f(x)=x^{2/3}$ differentiable on $\\mathbb{R}$?")
+    assert "hedged" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("output", "flagged"),
+    [
+        ("Both give 1/2.\n\nSo both (A) and (B) are solutions. I'll choose **(B)**.", True),
+        ("Type AB+ has both A and B antigens.\n\nThe universal donor is **(B) AB+**.", False),
+    ],
+)
+def test_two_options_said_to_hold_before_one_is_chosen_are_flagged(output, flagged):
+    problem = "Which of the following is a solution?\n(A) $\\pi/6$ (B) $5\\pi/6$ (C) $\\pi/3$"
+    result = grade("A", output, problem=problem)
+    assert ("multiple_answers" in reasons(result)) is flagged
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "\\sqrt{5}",
+            "Using the sample variance, $s = \\frac{2\\sqrt{15}}{3}$.\n\n"
+            "$\\boxed{\\dfrac{2\\sqrt{15}}{3}}$",
+            "Find the standard deviation of the data $3, 5, 7, 9$.",
+        ),
+        (
+            "90",
+            "By linear interpolation the position is 9.1, so the value is 91.\n\n$\\boxed{91}$",
+            "Find the $90$th percentile of the data $10, 20, 30, 40, 50, 60, 70, 80, 90, 100$.",
+        ),
+    ],
+)
+def test_a_spread_or_percentile_by_another_convention_is_flagged(gold, output, problem):
+    assert "spread_convention" in reasons(grade(gold, output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("output", "flagged"),
+    [
+        (
+            "So there are 12 girls and 30 − 12 = 18 boys.\n\n**There are 18 boys in the class.**",
+            True,
+        ),
+        ("So there are 18 girls and 12 boys.\n\n**There are 18 girls in the class.**", False),
+    ],
+)
+def test_the_golds_value_said_of_another_group_is_flagged(output, flagged):
+    problem = "A class has 30 students. There are 6 more girls than boys. How many girls are there?"
+    result = grade("18", output, problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert ("other_quantity" in reasons(result)) is flagged
+
+
+def test_a_gold_the_output_names_as_the_mistake_to_avoid_is_flagged():
+    output = (
+        "Average speed = 600 ÷ 12.5 = 48 km/h.\n\n(Note that this is not the simple average of "
+        "60 and 40, which would be 50 km/h.)\n\n**Answer: 48 km/h**"
+    )
+    result = grade("50", output, problem="What is the average speed for the round trip?")
+    assert result.auto_verdict is Verdict.INCORRECT
+    assert "gold_rejected" in reasons(result)
+
+
+# Round twenty-nine (EI to EL): programs and their printed output, exponents and logarithms,
+# long reasoning traces, rounding.
+
+
+def test_a_plain_function_after_a_coefficient_is_part_of_the_value():
+    result = grade(
+        "\\frac{\\ln 3}{4}",
+        "k = ¼ ln 3 ≈ 0.2747 per hour",
+        problem="Find the exact value of $k$ (per hour).",
+    )
+    assert result.auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "2^{5/6}",
+            "$\\boxed{\\sqrt[6]{32}}$",
+            "Express $\\sqrt{2}\\cdot\\sqrt[3]{2}$ as a single power of $2$.",
+        ),
+        (
+            "\\frac{\\ln 7}{\\ln 2}",
+            "\\frac{\\log 7}{\\log 2}",
+            "Express $\\log_2 7$ in terms of natural logarithms.",
+        ),
+    ],
+)
+def test_a_power_or_natural_logarithms_asked_for_are_a_form(gold, output, problem):
+    result = grade(gold, output, problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert "form_requested" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "problem", "flagged"),
+    [
+        ("19.9", "20.0", "Round $19.96$ to the nearest tenth.", True),
+        ("20.0", "19.9", "Round $19.96$ to the nearest tenth.", False),
+        ("6290000", "6287000", "Round $6287215$ to the nearest ten thousand.", False),
+    ],
+)
+def test_a_gold_that_is_not_the_rounding_asked_of_the_questions_number_is_suspect(
+    gold, answer, problem, flagged
+):
+    result = grade(gold, f"Rounding the digit: $$\\boxed{{{answer}}}$$", problem=problem)
+    assert result.auto_verdict is Verdict.INCORRECT
+    assert ("gold_suspect" in reasons(result)) is flagged
+
+
+@pytest.mark.parametrize(
+    ("output", "verdict"),
+    [
+        # the last cell never ran: its code states no answer
+        (
+            "```python\nfrom math import comb\nprint(comb(5, 2), comb(3, 2), comb(8, 2))\n```\n"
+            "```output\n10 3 28\n```\n\nNow combine them:\n\n```python\n"
+            "p = Fraction(10 + 3, 28)\nprint(p)\n```",
+            None,
+        ),
+        # what the program printed, said in the closing sentence
+        (
+            "```python\nprint(Fraction(10 + 3, 28))\n```\n```output\n13/28\n```\n\n"
+            "The probability is 13/28.",
+            Verdict.CORRECT,
+        ),
+        # an agent submits its answer by a call in its last cell
+        (
+            'Thought: The check passes.\nCode:\n```py\nfinal_answer("13/28")\n```',
+            Verdict.CORRECT,
+        ),
+    ],
+)
+def test_a_program_states_no_answer_but_its_output_and_submission_do(output, verdict):
+    result = grade("\\frac{13}{28}", output, problem="What is the probability?")
+    if verdict is None:
+        assert "no_answer" in reasons(result)
+    else:
+        assert result.auto_verdict is verdict
