@@ -152,6 +152,18 @@ def run_cases(
     """Grade ``cases`` and measure the evaluators and the jury against their labels."""
     verdict_cases = [c for c in cases if c.kind == "verdict"]
     graded = grade_many([c.sample for c in verdict_cases], evaluators=evaluators)
+    return _report(name, cases, graded, evaluators, folds)
+
+
+def _report(
+    name: str,
+    cases: Sequence[Case],
+    graded: Sequence[GradedSample],
+    evaluators: Sequence[str],
+    folds: int,
+) -> FileReport:
+    """The figures of ``cases``, whose verdict cases were graded as ``graded``, in order."""
+    verdict_cases = [c for c in cases if c.kind == "verdict"]
     agreements = tuple(
         _agreement(evaluator, cases, dict(zip((c.id for c in verdict_cases), graded, strict=True)))
         for evaluator in evaluators
@@ -175,6 +187,22 @@ def run_cases(
 
 def run_file(path: Path, evaluators: Sequence[str], *, folds: int = FOLDS) -> FileReport:
     return run_cases(path.name, read_cases(path), evaluators, folds=folds)
+
+
+def run_files(
+    paths: Sequence[Path], evaluators: Sequence[str], *, folds: int = FOLDS
+) -> list[FileReport]:
+    """A report per file, their cases graded in one call: one pool of children for all of
+    them, not one started for each file (a hundred files of 160 cases spent a minute starting
+    pools)."""
+    files = [(path.name, read_cases(path)) for path in paths]
+    samples = [c.sample for _, cases in files for c in cases if c.kind == "verdict"]
+    graded = iter(grade_many(samples, evaluators=evaluators))
+    reports = []
+    for name, cases in files:
+        own = [next(graded) for c in cases if c.kind == "verdict"]
+        reports.append(_report(name, cases, own, evaluators, folds))
+    return reports
 
 
 def format_reports(
@@ -235,7 +263,7 @@ def main(
     reasons: bool = False,
 ) -> int:
     """Run each case file and print the tables; the figures are information, so return 0."""
-    reports = [run_file(Path(path), evaluators) for path in paths]
+    reports = run_files([Path(path) for path in paths], evaluators)
     print(format_reports(reports, by_fold=by_fold, reasons=reasons))
     return 0
 

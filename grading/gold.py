@@ -63,9 +63,18 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return not _ODDS_ASKED.search(question)  # "1:2" for a probability: odds, or a ratio?
     if _misrounded(bare, question):
         return True  # 19.9 for "Round 19.96 to the nearest tenth": cut, not rounded
+    if _PLUS_MINUS.search(bare) and _ONE_ROOT_ASKED.search(question):
+        return True  # "\pm 12" for "the principal square root of 144", or for √144 itself
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
 
 
+_PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
+# A question that asks for one root: "principal", "positive", or the value of a radical.
+_ONE_ROOT_ASKED = re.compile(
+    r"\bprincipal\b|\bpositive\s+(?:square\s+)?root|\bnon-?negative\s+(?:square\s+)?root"
+    r"|\b(?:evaluate|simplify|compute|what\s+is)\s+\$?(?:\\sqrt|√)",
+    re.IGNORECASE,
+)
 # "Round $19.96$ to the nearest tenth": the question's own number, and the place it names.
 _ROUNDING_EXERCISE = re.compile(
     r"\bround\s+\$?(-?\d+(?:\.\d+)?)\$?\s+to\s+the\s+nearest\s+"

@@ -34,6 +34,7 @@ from grading.candidates.cues import (
     SENTENCE_END,
     STATEMENT,
     TAIL_CHARS,
+    WEIGHTS,
     Candidate,
     boxes,
     hedge_words,
@@ -207,6 +208,7 @@ def find_candidates(output: str, problem: str = "") -> Candidates:
         Candidate(c.text, c.start, c.cue, in_think=c.start < think_end) if think_end else c
         for c in items
     ]
+    items = _without_sections_after_the_answer(items, tail, offset)
     standing = _standing(items, tail, offset, think_end)
     return Candidates(tuple(items), _final(standing), tuple(standing))
 
@@ -447,6 +449,51 @@ def _dedup(items: list[Candidate]) -> list[Candidate]:
                 candidate.text, duplicate.start, candidate.cue, duplicate.in_think
             )
     return kept
+
+
+# A Markdown heading that opens a section of commentary ("### Summary", "## ✅ Quick check"),
+# not one that concludes ("### Conclusion", "## Final answer").
+_SECTION_HEADING = re.compile(
+    r"^[ \t]*#{1,6}[ \t]+[^\w\n]*(?:summary|recap|(?:quick |sanity |double[- ])?check"
+    r"|verification|key (?:insight|takeaway|point)s?|notes?|tips?|takeaways?|breakdown|overview)\b",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def _without_sections_after_the_answer(
+    items: list[Candidate], tail: str, offset: int
+) -> list[Candidate]:
+    """Drop what a section after a marked or boxed answer states in passing: "### Final
+    Answer … **$29**" then "### Summary" with a table whose rows end on other amounts. A
+    marked or boxed statement there still counts, and so does a conclusion outside a table
+    ("Therefore, the solution is (3, 2).") and anything after the output goes back on its
+    answer ("Wait, …")."""
+    strong = [c for c in items if c.weight >= WEIGHTS[BOXED]]
+    if not strong:
+        return items
+    answer_end = strong[-1].start - offset + len(strong[-1].text)
+    heading = _SECTION_HEADING.search(tail, max(0, answer_end))
+    if heading is None or last_self_correction(tail) >= answer_end:
+        return items
+    section = offset + heading.start()
+    return [
+        c
+        for c in items
+        if c.start < section
+        or c.weight >= WEIGHTS[BOXED]
+        or (c.cue == CONCLUSION and not _line_of(tail, c.start - offset).startswith("|"))
+        # "| **4 weeks (answer)** | **$2,250** |": a row that calls itself the answer
+        or _CALLED_THE_ANSWER.search(_line_of(tail, c.start - offset)) is not None
+    ]
+
+
+_CALLED_THE_ANSWER = re.compile(r"\banswer\b|\bfinal\b", re.IGNORECASE)
+
+
+def _line_of(tail: str, at: int) -> str:
+    """The line of ``tail`` that holds position ``at``, without its indentation."""
+    end = tail.find("\n", at)
+    return tail[tail.rfind("\n", 0, at) + 1 : end if end >= 0 else None].lstrip()
 
 
 def _standing(items: list[Candidate], tail: str, offset: int, think_end: int) -> list[Candidate]:

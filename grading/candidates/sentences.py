@@ -86,6 +86,8 @@ _VERB = re.compile(
     r"\bis\b|\bare\b|\bequals?\b|\bgives?\b|\bget\b|\bbe\b|\best\b|\bes\b|\bé\b|\bist\b"
     r"|\bwas\b|\bhas\b|\bhave\b|\bmakes?\b|\bsind\b|\bson\b|\bsont\b|\bsão\b"
     r"|\b(?:contains|holds|costs|weighs|measures)\b"  # not "would cost": a supposition
+    # "(3, 4) goes to (−4, 3)", not "$480,000 goes to parks"
+    r"|\b(?:goes|maps|is\s+(?:mapped|sent))\s+to\b(?=\s*[-−(\[$\\\d])"
     r"|\bbeträgt\b|\bergibt\b|\bcuestan?\b|\bcustam?\b|\bcoûtent?\b|\bсоставляет\b"
     r"|\bравн[оаы]\b"
     r"|(?<!\d)(?<!\d\s):|(?<=\d):(?!\d)|(?<=\d\s):(?!\s?\d)|：|是|为",
@@ -422,6 +424,35 @@ def _named_value(sentence: str, begin: int, name: str) -> Candidate | None:
     return Candidate(value.strip("*"), begin + found.start(1) + stars, cue)
 
 
+def _mentions(sentence: str, name: str) -> bool:
+    """The sentence names the quantity, with or without a value ("the area of the sector")."""
+    words = r"[\s-]+".join(re.escape(word) for word in name.split())
+    return re.search(rf"\b{words}\b", sentence, re.IGNORECASE) is not None
+
+
+# A sentence that gives the value of a named quantity: "its y-intercept is 5".
+_NAMES_ANOTHER = re.compile(
+    r"\b(?:its|the|their)\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?\s+(?:is|are|was|equals)\b",
+    re.IGNORECASE,
+)
+
+
+def _asked_name_stated_before(text: str, start: int, offset: int, name: str) -> Candidate | None:
+    """The value the sentence before ``start`` gives to what the question asks for."""
+    previous = next(
+        (at for at in _sentence_starts_backwards(text, start) if text[at:start].strip()), None
+    )
+    if previous is None:
+        return None
+    sentence = text[previous:start].rstrip().rstrip(_STOPS)
+    found = _name_pattern(name).search(_masked(sentence))
+    if found is None or not _STATES_A_VALUE.search(found.group(1)):
+        return None
+    value = sentence[found.start(1) : found.end(1)]
+    cue = CONCLUSION if _CONCLUSION_WORDS.match(sentence) else STATEMENT
+    return Candidate(value.strip("*"), offset + previous + found.start(1), cue)
+
+
 @lru_cache(maxsize=256)
 def _name_pattern(name: str) -> re.Pattern[str]:
     """The name, then the value it is given: "the sum of its digits is 13", "the center
@@ -526,6 +557,18 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
                 # "So k = −3 makes x = 2 a solution" for "For what value of k …?"
                 return (given,)
             hypothetical = _HYPOTHETICAL.match(sentence) is not None
+            named_before = (
+                _asked_name_stated_before(text, start, offset, asked.name)
+                if candidate is not None
+                and asked.name
+                and _NAMES_ANOTHER.search(sentence)
+                and not _mentions(sentence, asked.name)
+                else None
+            )
+            if named_before is not None:
+                # "Vertex: (3, −4)" then "… and its y-intercept is 5." for "Find the vertex":
+                # the last sentence states another quantity
+                return (named_before, replace(candidate, cue=LAST_SENTENCE))
             if candidate is not None and candidate.cue != LAST_SENTENCE and not hypothetical:
                 first = _first_clause(sentence, offset + start, own_line)
                 if first and _assigns(first[0].text, asked.variable):

@@ -47,6 +47,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
         r"none",
         r"no\s+such\s+\w+",
         r"(?:the\s+)?empty(?:\s+set)?",
+        r"no\s+(?:point\s+of\s+)?intersection(?:\s+points?)?",  # two parallel lines
     ),
     "does_not_exist": (r"d\.?n\.?e\.?", r"does\s*n[o']t\s+exist", r"undefined", r"not\s+defined"),
     "infinitely_many": (
@@ -736,7 +737,7 @@ def _decimal_commas(gold: str, answer: str) -> tuple[str, str]:
 
 
 _HEAD_SIDE = re.compile(
-    r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
+    r"[A-Za-z](?:_\{?\w+\}?)?(?:'|\\prime|ᶜ)*(?:\([a-z]\))?|\\text\{[^{}]*\}|[A-Za-z][A-Za-z ]+"
 )
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
 _UNKNOWN = re.compile(r"(?<![\\A-Za-z])(?!i(?![A-Za-z]))[A-Za-z]")  # a letter but the unit i
@@ -744,7 +745,7 @@ _UNKNOWN = re.compile(r"(?<![\\A-Za-z])(?!i(?![A-Za-z]))[A-Za-z]")  # a letter b
 # of the value on the other side.
 _NAMES_SIDE = re.compile(
     r"(?:\\(?:mathbf|vec|overrightarrow|overline|bold(?:symbol)?)\s*\{\w{1,3}\}|[A-Za-z]"
-    r"|\\(?:cdot|times)|[\s+\-*/()|])+"
+    r"|\\(?:cdot|times|setminus|cup|cap)|\^\{?c\}?|[\s+\-*/()|∖∪∩ᶜ])+"  # "U \setminus A", "Aᶜ"
 )
 # A side that asks for a value rather than states one: a limit, integral, sum, product,
 # determinant or derivative ("\\lim_{x\\to 3^+}\\frac{1}{x-3} = +\\infty").

@@ -24,6 +24,8 @@ MAX_ANSWER_CHARS = 400
 _UNICODE = str.maketrans(
     {
         "−": "-",
+        "′": "'",  # the prime of "f′(x)"
+        "″": "''",
         "–": "-",
         "×": "\\times ",
         "·": "\\cdot ",
@@ -39,6 +41,8 @@ _UNICODE = str.maketrans(
         "∪": "\\cup ",
         "∩": "\\cap ",
         "∅": "\\emptyset ",
+        "∖": "\\setminus ",  # "U ∖ A"
+        "ᶜ": "^{c}",  # "Aᶜ", the complement
         "⟨": "\\langle ",
         "⟩": "\\rangle ",
         "°": "^\\circ ",
@@ -70,13 +74,18 @@ _UNICODE = str.maketrans(
     }
 )
 # "√12", "√x" and "√(x² + 4)": the root sign and what it applies to, which LaTeX needs braced
-_BARE_SQRT = re.compile(r"\\sqrt(\[\d\])?(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z])|\([^()]*\))")
+_BARE_SQRT = re.compile(
+    r"\\sqrt(\[\d\])?(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z])|\((?:[^()]|\([^()]*\))*\))"
+)
 # Digits under a combining overline ("0.1̅8̅"): the repeating block of a decimal.
 _OVERLINED_DIGITS = re.compile("((?:\\d\u0305)+)")
 # Runs of superscript and subscript characters: "10⁻¹⁹" is 10^{-19}, "x₁₂" is x_{12}.
-_SUPERSCRIPT_CHARS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
+# "e³ˣ" is e^{3x}: the modifier letters of exponents too (not ᶜ, a set's complement).
+_SUPERSCRIPT_CHARS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿˣʸⁱᵗᵏᵐ", "0123456789-+nxyitkm")
 _SUBSCRIPT_CHARS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋₊", "0123456789-+")
-_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ]*[⁰¹⁴⁵⁶⁷⁸⁹⁻⁺ⁿ][⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ]*|[²³]{2,}")
+_SUPERSCRIPTS = re.compile(
+    "[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿˣʸⁱᵗᵏᵐ]*[⁰¹⁴⁵⁶⁷⁸⁹⁻⁺ⁿˣʸⁱᵗᵏᵐ][⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿˣʸⁱᵗᵏᵐ]*|[²³]{2,}"
+)
 _SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉₋₊]+")
 # \langle a, b \rangle anywhere; bare < and > only around a whole answer ("<1, -2>"), since
 # elsewhere they compare ("x < -1, x > 2").

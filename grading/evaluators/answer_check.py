@@ -459,6 +459,9 @@ def _grade_math(
     if not correct:
         if not multi_part and kind in SINGLE_VALUE_TYPES and _lists_values(stated.expression):
             signals.append("multiple_answers")  # "7 and 13" where one value is asked
+        elif _one_point_among(gold, stated.expression):
+            # "(2, 2) and (-1, -1)" where the question's condition leaves one point, (2, 2)
+            signals.append("multiple_answers")
         signals.extend(near_miss_signals(sample, gold, stated, candidates))
         if gold_is_suspect(gold, sample.problem):
             signals.append("gold_suspect")
@@ -490,7 +493,7 @@ _LONE_WORD = re.compile(r"[A-Za-z]{4,}")
 # A number with a factorial sign where text would put an exclamation mark: "Answer: 5!".
 _FACTORIAL_SAID = re.compile(r"(?<![\d.])(\d{1,2})!\W*$")
 _OFFERED_AFTER = re.compile(
-    r"[*$\s]*\(\s*or\s+(?!about\b|approximately\b|roughly\b)([^()\n]{1,60})\)"
+    r"[*$}\s]*\(\s*or\s+(?!about\b|approximately\b|roughly\b)([^()\n]{1,60})\)"  # after "\boxed{55}"
     # "…, or $(-\infty, -1] \cup [2, \infty)$ if the boundary is counted"
     r"|[*$\s]*,?\s*or\s+(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\))\s*,?\s*(?:if|when|depending|assuming)\b"
 )
@@ -880,6 +883,20 @@ def _in_gold_unit(gold: str, stated: StatedAnswer, problem: str) -> str:
         else None
     )
     return f"{value * factor:.12g}" if value is not None else ""
+
+
+_POINT = re.compile(r"\(\s*[-−]?[\d.]+\s*,\s*[-−]?[\d.]+\s*\)")
+
+
+def _one_point_among(gold: str, expression: str) -> bool:
+    """The gold is one point and the answer lists several, the gold among them."""
+    points = _POINT.findall(expression.replace("\\left", "").replace("\\right", ""))
+    return (
+        _POINT.fullmatch(gold.strip().strip("$").replace("\\left", "").replace("\\right", ""))
+        is not None
+        and len(points) > 1
+        and any(compare_values(gold, point).equal for point in points)
+    )
 
 
 def _lists_values(expression: str) -> bool:

@@ -30,6 +30,9 @@ _ANSWER_MARKERS = (
     re.compile(r"the answer is\s*:?", re.IGNORECASE),
     re.compile(r"####"),
 )
+# The words each case-insensitive marker opens with, lower case: the last one is found with
+# str.rfind on the lower-cased text, where the pattern would be tried at every position.
+_MARKER_WORDS = ("final answer is", "the answer is", None)
 _LEADING_MATH = re.compile(
     r"\s*:?\s*(?:\$\$(.+?)\$\$|\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\])", re.DOTALL
 )
@@ -128,8 +131,13 @@ def text_after_marker(text: str) -> str | None:
     occur, the shortest remainder wins: it is the one nearest the end.
     """
     best = None
-    for marker in _ANSWER_MARKERS:
-        last = last_match(marker, text)
+    lowered = text.lower()
+    for marker, words in zip(_ANSWER_MARKERS, _MARKER_WORDS, strict=True):
+        if words and len(lowered) == len(text):  # lower() kept every position where it was
+            at = lowered.rfind(words)
+            last = marker.match(text, at) if at >= 0 else None
+        else:
+            last = last_match(marker, text)
         if last is not None:
             remainder = text[last.end() :]
             if best is None or len(remainder) < len(best):

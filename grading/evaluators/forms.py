@@ -430,6 +430,11 @@ def _readings_disagree(gold: str, answer: str) -> bool:
     """The answer's two readings differ on whether it equals the gold: ``1/2x`` as x/2 or as
     1/(2x), ``x/x-1`` as x/(x - 1), ``e^x+1`` as e^(x + 1), ``\\log 2`` as ln 2 (not base 10),
     the ratio ``1:6`` as odds of 1 in 7 (not 1/6)."""
+    plain = _plain_text_readings(answer)
+    if plain is not None and (
+        compare_values(gold, plain[0]).equal != compare_values(gold, plain[1]).equal
+    ):
+        return True
     readings = []
     slashed = _SLASH_JUXTAPOSED.fullmatch(answer.strip())
     if slashed:
@@ -452,6 +457,35 @@ def _readings_disagree(gold: str, answer: str) -> bool:
             or (slashed is not None and not compare_values(answer, readings[0]).equal)
         )
     return any(compare_values(gold, reading).equal for reading in readings)
+
+
+# Plain text whose root, function or lost superscript takes one term or more: each pattern,
+# the reading a parser makes, and the other one the writer may have meant.
+_PLAIN_TEXT_READINGS = (
+    # "sqrt 3/2": √3 / 2, or √(3/2)
+    (re.compile(r"\\?sqrt\s*(\d+)\s*/\s*(\d+)"), r"\\sqrt{\1}/\2", r"\\sqrt{\1/\2}"),
+    # "2 sqrt 2x": 2√2·x, or 2√(2x)
+    (re.compile(r"\\?sqrt\s*(\d+)\s*([a-z])(?![a-z])"), r"\\sqrt{\1}\2", r"\\sqrt{\1\2}"),
+    # "cos x^2": cos(x²), or (cos x)²; LaTeX's "\sin x^2" is sin(x²) by convention
+    (
+        re.compile(r"(?<![\\A-Za-z])(sin|cos|tan)\s+([a-z])\s*\^\s*\{?(\d)\}?"),
+        r"\\\1(\2^{\3})",
+        r"(\\\1 \2)^{\3}",
+    ),
+)
+# "3x2 - 4": a superscript lost in copying (3x²), or 3·x·2
+_LOST_SUPERSCRIPT = re.compile(r"(?<![\w.^_{\\])(\d*)([a-df-z])(\d)(?![\d.])")  # not 3e8
+
+
+def _plain_text_readings(answer: str) -> tuple[str, str] | None:
+    """The answer as read, and as its writer may have meant it, where plain text leaves
+    the extent of a root, a function or an exponent open; None where it does not."""
+    for pattern, read, meant in _PLAIN_TEXT_READINGS:
+        if pattern.search(answer):
+            return pattern.sub(read, answer, count=1), pattern.sub(meant, answer, count=1)
+    if "^" not in answer and "\\" not in answer and _LOST_SUPERSCRIPT.search(answer):
+        return answer, _LOST_SUPERSCRIPT.sub(r"\1\2^{\3}", answer, count=1)
+    return None
 
 
 def _is_value(text: str) -> bool:

@@ -310,6 +310,7 @@ def _answers_one_part(gold: str, answer: str) -> bool:
 
 
 _TOP_LEVEL_COMMA = re.compile(r",\s*(?![^()\[\]{}]*[)\]}])")
+_POINT_AFTER = re.compile(r"\(\s*[-−]?\d+(?:\.\d+)?\s*,\s*[-−]?\d+(?:\.\d+)?\s*\)")
 _ASSIGNED_AFTER = re.compile(r"(?<![A-Za-z\\])[A-Za-z]\s*=\s*([-−]?\d+(?:\.\d+)?)(?![\d.])")
 
 
@@ -322,6 +323,8 @@ def _other_roots_after(gold: str, answer: str, output: str, candidates: Candidat
     if end is None:
         return False
     after = [m.group(1).replace("−", "-") for m in _ASSIGNED_AFTER.finditer(output[end:])]
+    # "By symmetry, $(-2, 4)$ is also on both graphs": another point, for a gold of points
+    after += [m.group(0).replace("−", "-") for m in _POINT_AFTER.finditer(output[end:])]
     if not after:
         return False
     missing = [v for v in values if not compare_values(v, answer).equal]
@@ -352,7 +355,8 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
 # 40, which would be 50", "a common mistake is to answer 30".
 _CALLED_A_MISTAKE = re.compile(
     r"\b(?:not\s+(?:the\s+)?(?:simple|plain|naive|arithmetic)|common\s+(?:mistake|error|trap|pitfall)"
-    r"|(?:tempting|naive|wrong|incorrect)\s+(?:answer|approach|to)|mistakenly|the\s+trap)\b",
+    r"|(?:tempting|naive|wrong|incorrect)\s+(?:answer|approach|to)|mistakenly|the\s+trap"
+    r"|for\s+comparison)\b",
     re.IGNORECASE,
 )
 
@@ -371,7 +375,8 @@ def _gold_called_a_mistake(gold: str, output: str) -> bool:
     for mistake in _CALLED_A_MISTAKE.finditer(tail):
         sentence_end = SENTENCE_END.search(tail, mistake.end())
         said = tail[mistake.start() : sentence_end.start() if sentence_end else None]
-        if re.search(rf"(?<![\d.,]){value.numerator}(?![\d]|[.,]\d)", said):
+        # the number itself, not a part of another ("40/6", "\frac{40}{6}", "6.67")
+        if re.search(rf"(?<![\d.,/{{]){value.numerator}(?![\d/}}]|[.,]\d)", said):
             return True
     return False
 
@@ -389,6 +394,7 @@ _MISTAKE_HINTS = (
     "incorrect",
     "mistaken",
     "trap",
+    "comparison",
 )
 # A number a sentence ends the output on, with no full stop: "so the probability is 27/2".
 _ENDS_ON_NUMBER = re.compile(r"(?<![\d.,/])(\d+)(?:/(\d+)|(\.\d+))?$")
@@ -468,18 +474,42 @@ def _point_of_extremum(stated: StatedAnswer, problem: str) -> bool:
     )
 
 
+# A sum of the letters the question defines: "Find $m+n$", "find $a + b + c$".
+_COMBINATION_ASKED = re.compile(
+    r"\b(?:find|compute|what\s+is)\s+\$?\s*((?:\d*[a-z]\s*\+\s*)+\d*[a-z])\s*\$?\s*[.?]",
+    re.IGNORECASE,
+)
+
+
 def _unknown_found_before(gold: str, sample: Sample, candidates: Candidates) -> bool:
     """The working's last value for the unknown the question asks for is the gold ("Dividing
     by 3, $k = -3$." for "Find the value of $k$"), and the final answer after it is another
     value ("$\\boxed{3}$"): a slip in copying it out."""
     variable = what_is_asked(sample.problem).variable
     final = candidates.final
-    if not variable or final is None:
+    if final is None:
         return False
-    working = sample.output[max(0, final.start - _DERIVATION_REACH * 3) : final.start]
-    assignment = re.compile(rf"(?<![A-Za-z\\]){re.escape(variable)}\s*=\s*([-−]?[\w.\\{{}}/^]+)")
-    values = [m.group(1) for m in assignment.finditer(working)]
-    return bool(values) and bool(compare_values(gold, values[-1]).equal)
+    if variable:
+        working = sample.output[max(0, final.start - _DERIVATION_REACH * 3) : final.start]
+        assignment = re.compile(
+            rf"(?<![A-Za-z\\]){re.escape(variable)}\s*=\s*([-−]?[\w.\\{{}}/^]+)"
+        )
+        values = [m.group(1) for m in assignment.finditer(working)]
+        return bool(values) and bool(compare_values(gold, values[-1]).equal)
+    combination = _COMBINATION_ASKED.search(_question(sample.problem))
+    if combination is None:
+        return False
+    # "Find $m + n$": "… so $m + n = 277$" in the working before a box of the fraction m/n
+    parts = re.findall(r"\d*[a-z]|\+", combination.group(1))
+    stated = re.compile(
+        r"(?<![A-Za-z\\])"
+        + r"\s*".join(re.escape(part) for part in parts)
+        + r"\s*=\s*([^=$\n]+?(?:=[^=$\n]+?)*)(?=\s*(?:\$|[.,;]\s|\n|$))"
+    )
+    values = list(
+        stated.finditer(sample.output, max(0, final.start - _DERIVATION_REACH * 3), final.start)
+    )
+    return bool(values) and bool(compare_values(gold, values[-1].group(1).rpartition("=")[2]).equal)
 
 
 _POINT = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*(?:,\s*-?\d+(?:\.\d+)?\s*)+\)")
@@ -1050,7 +1080,9 @@ def _same_residue(gold: str, answer: str, problem: str) -> bool:
     if gold_value.denominator != 1 or value.denominator != 1 or modulus < 2:
         return False
     if value >= 0 and re.search(r"\bremainder", question, re.IGNORECASE):
-        return False
+        # a remainder left unreduced is wrong; a gold left unreduced (the whole 11^11 for its
+        # remainder by 1000) is the gold's slip
+        return gold_value >= modulus > value and (gold_value - value) % modulus == 0
     return (gold_value - value) % modulus == 0
 
 

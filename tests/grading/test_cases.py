@@ -63,7 +63,7 @@ DATA_FLOORS = {
     "heldout_mixed_AD.jsonl": (3, 48),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
     "heldout_realistic_AE.jsonl": (2, 35),
-    "heldout_realistic_AF.jsonl": (1, 32),
+    "heldout_realistic_AF.jsonl": (1, 35),
     "heldout_mixed_AG.jsonl": (4, 45),
     "heldout_mixed_AH.jsonl": (5, 48),
     # Written after AE to AH: 11, 4, 2 and 7 silent errors on arrival (AK with 84 of 160 rows
@@ -117,7 +117,7 @@ DATA_FLOORS = {
     # Written after BK to BN: 1, 4, 3 and 7 silent errors on arrival (BR, yes/no answers that
     # their own explanation denies, in English and German).
     "heldout_realistic_BO.jsonl": (1, 44),
-    "heldout_mixed_BP.jsonl": (3, 31),
+    "heldout_mixed_BP.jsonl": (2, 34),
     "heldout_realistic_BQ.jsonl": (0, 32),
     "heldout_mixed_BR.jsonl": (2, 54),
     # Written after BO to BR: 10, 4, 1 and 4 silent errors on arrival (BS, the value a
@@ -220,6 +220,10 @@ DATA_FLOORS = {
     "heldout_mixed_EJ.jsonl": (6, 33),
     "heldout_realistic_EK.jsonl": (4, 45),
     "heldout_mixed_EL.jsonl": (1, 55),
+    "heldout_realistic_EM.jsonl": (8, 20),
+    "heldout_mixed_EN.jsonl": (4, 41),
+    "heldout_realistic_EO.jsonl": (2, 69),
+    "heldout_mixed_EP.jsonl": (4, 32),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)
@@ -259,6 +263,10 @@ REALISTIC = ("dev_realistic.jsonl", "dev_realistic_2.jsonl")
 MOST_SILENT_SHARE = 0.03
 MOST_FLAGGED_SHARE = 0.35
 
+# The fixtures below grade every case file (some 24,000 rows) once for the module; on a
+# loaded two-core machine that takes longer than the suite's default limit of ten minutes.
+pytestmark = pytest.mark.timeout(3600)
+
 needs_cases = pytest.mark.skipif(
     not CASES_DIR.is_dir(), reason=f"shared conformance cases not found at {CASES_DIR}"
 )
@@ -266,7 +274,9 @@ needs_cases = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def reports() -> dict[str, cases.FileReport]:
-    return {name: cases.run_file(CASES_DIR / name, DEFAULT_EVALUATORS) for name in sorted(FLOORS)}
+    names = sorted(FLOORS)
+    reports = cases.run_files([CASES_DIR / name for name in names], DEFAULT_EVALUATORS)
+    return dict(zip(names, reports, strict=True))
 
 
 @needs_cases
@@ -302,7 +312,9 @@ def test_realistic_outputs_stay_within_the_error_and_review_budgets_on_every_fol
 
 @pytest.fixture(scope="module")
 def data_reports() -> dict[str, cases.FileReport]:
-    return {name: cases.run_file(DATA_DIR / name, DEFAULT_EVALUATORS) for name in DATA_FLOORS}
+    names = sorted(DATA_FLOORS)
+    reports = cases.run_files([DATA_DIR / name for name in names], DEFAULT_EVALUATORS)
+    return dict(zip(names, reports, strict=True))
 
 
 @pytest.mark.parametrize("name", sorted(DATA_FLOORS))

@@ -4573,3 +4573,90 @@ def test_a_program_states_no_answer_but_its_output_and_submission_do(output, ver
         assert "no_answer" in reasons(result)
     else:
         assert result.auto_verdict is verdict
+
+
+# Round thirty (EM to EP): competition answers, Unicode and plain-text mathematics, chat
+# assistants' sections, coordinate geometry.
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "### Summary\n\n| Item | Cost |\n|---|---|\n| Total spent | **\\$21.00** |\n| Paid | \\$50.00 |",
+        "### 💡 Key insight\n\nAlways square the negative number first, $(-2)^2 = 4$.",
+        "### Quick check\n\nThe muffins cost $12$ and the cookies $9$, so she spent $21$.",
+    ],
+)
+def test_sections_after_a_marked_answer_do_not_answer_again(after):
+    output = f"$$50 - 21 = 29$$\n\n### Final Answer\n\nMaya gets **\\$29** in change.\n\n{after}"
+    result = grade("29", output, problem="How much change does she get, in dollars?")
+    assert result.auto_verdict is Verdict.CORRECT
+    assert not result.needs_review
+
+
+def test_a_correction_after_the_answer_still_counts_in_a_later_section():
+    output = (
+        "### Final Answer\n\n**\\$29**\n\n### Summary\n\n"
+        "Wait, I made a mistake: she paid with a $\\$40$ bill, so the change is **\\$19**."
+    )
+    result = grade("29", output)
+    assert result.auto_verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("4\\sqrt{5}", "AB = √((−1 − 3)² + (6 + 2)²) = √(16 + 64) = √80", True),
+        ("3e^{3x}", "d/dx [e³ˣ] = 3e³ˣ", True),
+        ("\\{1,3,5\\}", "U ∖ A = {1, 3, 5}", True),
+        ("\\text{no solution}", "They are parallel: no point of intersection.", True),
+        ("(-4, 3)", "A 90° turn sends (x, y) to (−y, x), so (3, 4) goes to (−4, 3).", True),
+        ("(-4, 3)", "So (3, 4) goes to (4, −3).", False),
+    ],
+)
+def test_unicode_and_plain_text_mathematics_is_read(gold, output, correct):
+    assert (grade(gold, output).auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("\\frac{\\sqrt{3}}{2}", "sin(pi/3) = sqrt 3/2"),
+        ("2x\\sqrt{2}", "sqrt 8x^2 = 2 sqrt 2x"),
+        ("2x\\cos(x^2)", "2x cos x^2"),
+        ("3x^2 - 4", "f'(x) = 3x2 - 4"),
+        ("-\\frac{1}{3x^2}", "f′(x) = −1/3x²"),
+    ],
+)
+def test_plain_text_whose_extent_is_open_has_two_readings(gold, answer):
+    assert "two_readings" in reasons(grade(gold, answer))
+
+
+def test_another_point_given_after_the_boxed_one_is_a_partial_answer():
+    output = (
+        "Set $x^2 = 4$, so $x = 2$.\n\nThe point of intersection is\n$$\\boxed{(2, 4)}$$\n\n"
+        "By symmetry of the parabola about the $y$-axis, $(-2, 4)$ is also on both graphs."
+    )
+    result = grade(
+        "(-2, 4), (2, 4)", output, problem="Find all points where $y = x^2$ meets $y = 4$."
+    )
+    assert "partial_match" in reasons(result)
+
+
+def test_the_gold_point_among_others_is_several_answers():
+    output = "$x = 2$ gives $y = 2$, and $x = -1$ gives $y = -1$.\n\nThe intersection points are $(2, 2)$ and $(-1, -1)$."
+    problem = "Find the point of intersection of $y = x^2 - 2$ and $y = x$ in the first quadrant."
+    assert "multiple_answers" in reasons(grade("(2, 2)", output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("problem", "flagged"),
+    [
+        ("What is the principal square root of 144?", True),
+        ("Solve $x^2 = 144$.", False),
+    ],
+)
+def test_a_plus_minus_gold_where_one_root_is_asked_is_suspect(problem, flagged):
+    result = grade("\\pm 12", "$$\\sqrt{144} = 12$$\n\n### Final Answer\n\n**12**", problem=problem)
+    assert result.auto_verdict is Verdict.INCORRECT
+    assert ("gold_suspect" in reasons(result)) is flagged
