@@ -310,7 +310,6 @@ def _answers_one_part(gold: str, answer: str) -> bool:
 
 
 _TOP_LEVEL_COMMA = re.compile(r",\s*(?![^()\[\]{}]*[)\]}])")
-_POINT_AFTER = re.compile(r"\(\s*[-−]?\d+(?:\.\d+)?\s*,\s*[-−]?\d+(?:\.\d+)?\s*\)")
 _ASSIGNED_AFTER = re.compile(r"(?<![A-Za-z\\])[A-Za-z]\s*=\s*([-−]?\d+(?:\.\d+)?)(?![\d.])")
 
 
@@ -324,7 +323,7 @@ def _other_roots_after(gold: str, answer: str, output: str, candidates: Candidat
         return False
     after = [m.group(1).replace("−", "-") for m in _ASSIGNED_AFTER.finditer(output[end:])]
     # "By symmetry, $(-2, 4)$ is also on both graphs": another point, for a gold of points
-    after += [m.group(0).replace("−", "-") for m in _POINT_AFTER.finditer(output[end:])]
+    after += [m.group(0) for m in _POINT.finditer(output[end:].replace("−", "-"))]
     if not after:
         return False
     missing = [v for v in values if not compare_values(v, answer).equal]
@@ -989,11 +988,10 @@ def _other_quartile_rule(gold: str, answer: str, problem: str) -> bool:
     )
     if asked.group(4):  # "the 90th percentile": by interpolation, or by rank (n·p rounded up)
         p = Fraction(int(asked.group(4)), 100)
-        rank = min(max(-(-p * len(data) // 1), 1), len(data))
+        rank = min(max(math.ceil(p * len(data)), 1), len(data))
         results = {_interpolated(data, p, rule) for rule in _QUARTILE_RULES[2:]}
-        return gold_value in results | {data[int(rank) - 1]} and value in results | {
-            data[int(rank) - 1]
-        }
+        results.add(data[rank - 1])
+        return gold_value in results and value in results
     by_rule = [_quartiles(data, rule) for rule in _QUARTILE_RULES]
     if asked.group(1):
         results = {upper - lower for lower, upper in by_rule}
