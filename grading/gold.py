@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from grading import options
 from grading.evaluators.symbolic import parse_answer
@@ -106,7 +106,10 @@ def _misrounded(gold: str, question: str) -> bool:
     if exercise is None or not _DECIMAL_NUMBER.fullmatch(gold):
         return False
     place = Decimal(_PLACES[exercise.group(2).lower().replace("-", " ")])
-    rounded = Decimal(exercise.group(1)).quantize(place, rounding=ROUND_HALF_UP)
+    try:
+        rounded = Decimal(exercise.group(1)).quantize(place, rounding=ROUND_HALF_UP)
+    except InvalidOperation:  # more digits than a decimal context holds: nothing to check
+        return False
     return Decimal(gold) != rounded
 
 
