@@ -103,7 +103,7 @@ def _misrounded(gold: str, question: str) -> bool:
     """A gold that is not the rounding the question asks of its own number (half up, as
     schools round): a truncation or a rounding done twice."""
     exercise = _ROUNDING_EXERCISE.search(question)
-    if exercise is None or not _DECIMAL_NUMBER.fullmatch(gold):
+    if exercise is None or not _NUMERIC.match(gold):
         return False
     place = Decimal(_PLACES[exercise.group(2).lower().replace("-", " ")])
     try:
@@ -111,9 +111,6 @@ def _misrounded(gold: str, question: str) -> bool:
     except InvalidOperation:  # more digits than a decimal context holds: nothing to check
         return False
     return Decimal(gold) != rounded
-
-
-_DECIMAL_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def _balanced(text: str) -> bool:

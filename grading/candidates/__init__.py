@@ -481,10 +481,16 @@ def _without_sections_after_the_answer(
         for c in items
         if c.start < section
         or c.weight >= WEIGHTS[BOXED]
-        or (c.cue == CONCLUSION and not _line_of(tail, c.start - offset).startswith("|"))
-        # "| **4 weeks (answer)** | **$2,250** |": a row that calls itself the answer
-        or _CALLED_THE_ANSWER.search(_line_of(tail, c.start - offset)) is not None
+        or _stands_in_a_section(c, _line_of(tail, c.start - offset))
     ]
+
+
+def _stands_in_a_section(candidate: Candidate, line: str) -> bool:
+    """A conclusion outside a table, or a row that calls itself the answer ("| **4 weeks
+    (answer)** | **$2,250** |")."""
+    return (candidate.cue == CONCLUSION and not line.startswith("|")) or (
+        _CALLED_THE_ANSWER.search(line) is not None
+    )
 
 
 _CALLED_THE_ANSWER = re.compile(r"\banswer\b|\bfinal\b", re.IGNORECASE)

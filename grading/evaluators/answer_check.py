@@ -759,7 +759,6 @@ _TWO_UNITS_ASKED = re.compile(
     r"|heures et minutes|часах и минутах|часов и минут|何時間何分|几小时几分",
     re.IGNORECASE,
 )
-_TEXT_COMMAND = re.compile(r"\\text\s*\{([^{}]*)\}")
 _PLURAL_NOUN = re.compile(r"[a-z]{2,}s")
 _COUNTED_NOUN = re.compile(r"(?<![\w.])\d[\d,.]*\**\s+([a-z]{2,}s)\b")
 

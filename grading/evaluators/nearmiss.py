@@ -592,14 +592,11 @@ def _gold_derived_just_before(gold: str, output: str, candidates: Candidates) ->
     return any(_may_equal(gold, value) and compare_values(gold, value).equal for value in values)
 
 
-_PLAIN_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
-
-
 def _may_equal(gold: str, value: str) -> bool:
     """False when both are plain decimal numbers and differ, which compare_values would find
     only after its rewrites and parses; True when the comparison is needed to tell."""
     gold, value = gold.strip().strip("$").strip(), value.strip().strip("$").strip()
-    if _PLAIN_DECIMAL.fullmatch(gold) and _PLAIN_DECIMAL.fullmatch(value):
+    if _DECIMAL.match(gold) and _DECIMAL.match(value):
         return Fraction(gold) == Fraction(value)
     return True
 
