@@ -234,9 +234,13 @@ _OR_NUMBER = re.compile(
 )
 _OR_WORD = re.compile(rf"\b(?:{OR_WORDS})\b")
 _SPAN_LIST = re.compile(rf"\x00(?:\s*(?:[,;]\s*(?:{AND_OR_WORDS})?|{AND_OR_WORDS})\s*\x00)+")
+# "$1$ (multiplicity 2)", "x = 2 (double root)": the value, and how often it counts.
 _WITH_MULTIPLICITY = re.compile(
-    r"\$?(-?[\w.{}\\]+)\$?\s*\(\s*(?:with\s+)?(?:algebraic\s+)?multiplicity\s+([1-4])\s*\)"
+    r"\$?((?:[A-Za-z]\s*=\s*)?-?(?!\\text)[\w.{}\\]+(?<!\{))\$?\s*\(\s*(?:with\s+|a\s+)?(?:algebraic\s+)?"
+    r"(?:multiplicity\s+([1-4]|two|three|four)|(double|triple|repeated)(?:\s+(?:root|zero|solution))?)"
+    r"\s*\)"
 )
+_TIMES_COUNTED = {"two": 2, "three": 3, "four": 4, "double": 2, "repeated": 2, "triple": 3}
 # "x**3 + 1", "2**10": Python's power, where the stars sit between an operand and an exponent;
 # other stars are Markdown's bold ("-3**i** + 6**j**" sets the unit vectors in bold).
 _PYTHON_POWER = re.compile(r"(?<=[\w)\]])\*\*(?=[\w(.-])(?![^*\s]{1,40}\*\*)")
@@ -444,8 +448,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     text = _reals_except(text)
     if "(" in text:  # "F(0, 3)", "F_1(-5, 0), F_2(5, 0)": points by their names
         text = _POINT_NAME.sub("", text)
-    if "multiplicity" in text:  # "$1$ (multiplicity 2) and $0$" lists 1 twice
-        text = _WITH_MULTIPLICITY.sub(lambda m: ", ".join([m.group(1)] * int(m.group(2))), text)
+    if "(" in text:  # "(multiplicity 2)", "(double root)"
+        text = _WITH_MULTIPLICITY.sub(_listed_as_often_as_it_counts, text)
     if text.endswith("\\infty") and _unclosed(text) == 1:
         text += ")"  # "(3, \infty": an interval never closes at infinity with a bracket
     if "&" in text or "\\land" in text or "\\wedge" in text:
@@ -672,6 +676,13 @@ def counted(raw: str) -> str | None:
     how many."""
     odds = _ODDS.search(raw)
     return _count_and_total(odds)[0] if odds and odds.group(1) else None
+
+
+def _listed_as_often_as_it_counts(match: re.Match) -> str:
+    """ "$1$ (multiplicity 2)" lists 1 twice; "x = 2 (double root)" lists x = 2 twice."""
+    count = match.group(2) or match.group(3)
+    times = int(count) if count.isdigit() else _TIMES_COUNTED[count.lower()]
+    return ", ".join([match.group(1)] * times)
 
 
 def _count_and_total(odds: re.Match) -> tuple[str, str]:

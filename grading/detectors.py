@@ -169,6 +169,8 @@ def detect(
     )
     if cut_off:
         findings.append("truncated")
+    if restates_another_problem(sample.output, sample.problem):
+        findings.append("other_problem")
     if answer_type is AnswerType.OPTION_LIST:  # listing options is how it answers
         return tuple(findings)
     if lists_options(sample.output, candidates, sample.problem):
@@ -188,6 +190,31 @@ def detect(
     ):
         findings.append("multiple_answers")
     return tuple(findings)
+
+
+# An output that opens by stating a problem: "Problem:\n…", "Question: …", "Q: …".
+_OPENS_WITH_A_PROBLEM = re.compile(
+    r"\s*(?:#{1,4}\s*(?:Problem|Question|Exercise)\b[^\n]*\n"
+    r"|(?:\*\*)?(?:Problem|Question|Q|Exercise)\b\s*\d*\s*(?:\*\*)?\s*:(?:\*\*)?)\s*"
+    r"(.{20,400}?)(?:\n\s*\n|\n\s*(?:#{1,4}\s*|\*\*)?(?:Solution|Answer|A)\s*:|$)",
+    re.DOTALL,
+)
+_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}|\d+")
+_SHARED_WORDS_NEEDED = 0.3
+
+
+def restates_another_problem(output: str, problem: str) -> bool:
+    """True when the output opens by stating a problem that shares few of the asked problem's
+    words: a few-shot exemplar copied, or another question answered ("Problem: If det A = 2
+    and det B = 12 …" where the letters of MATH are to be arranged)."""
+    opening = _OPENS_WITH_A_PROBLEM.match(output[:600])
+    if opening is None:
+        return False
+    stated = {w.lower() for w in _CONTENT_WORD.findall(opening.group(1))}
+    asked = {w.lower() for w in _CONTENT_WORD.findall(problem)}
+    if len(stated) < 4 or len(asked) < 4:
+        return False
+    return len(stated & asked) < _SHARED_WORDS_NEEDED * len(stated)
 
 
 def is_truncated(finish_reason: str, tail: str) -> bool:

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from grading import options
+from grading import options, recompute
 from grading.evaluators.symbolic import parse_answer
 from grading.types import Sample
 
@@ -65,6 +65,8 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return True  # 19.9 for "Round 19.96 to the nearest tenth": cut, not rounded
     if _PLUS_MINUS.search(bare) and _ONE_ROOT_ASKED.search(question):
         return True  # "\pm 12" for "the principal square root of 144", or for √144 itself
+    if recompute.contradicts(text, problem):
+        return True  # 8 for "Evaluate $\log_2 64$": the question's own answer is 6
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
 
 

@@ -46,6 +46,7 @@ MESSAGES: dict[str, str] = {
     "judge_disagrees": "The LLM judge reached a different verdict from the jury.",
     "other_quantity": "The answer's value equals the gold, but the output says it counts another group than the question asks about (boys where girls are asked).",
     "gold_rejected": "The output names the gold's value as a mistake to avoid (a simple average, a common error) and answers otherwise; the gold may be that mistake, or the output wrong.",
+    "other_problem": "The output opens by stating another problem than the one asked (a copied example, another question) and answers that one.",
     "gold_suspect": "The gold answer looks wrong: it does not parse, carries stray punctuation or text, is the wrong kind for its question, or is not what the question's own arithmetic gives.",
 }
 

@@ -226,10 +226,14 @@ def _grade_math(
         and multi_part
         and not _ONE_BRACKETED.fullmatch(gold)
         and not any(_SEVERAL_VALUES.search(option) for option in stated.alternatives)
+        and not (
+            all(_SET_OR_INTERVAL.match(option) for option in stated.alternatives)
+            and not _PLUS_MINUS.search(stated.raw)  # "{1 ± √5, -2}" lists three roots
+        )
     ):
         # "either 3 or 5" for the gold "3, 5" lists its values; two intervals for one interval
-        # ("[0, \infty), or (0, \infty) if …") and two lists ("5 and 12, or -12 and -5")
-        # are a choice between them
+        # ("[0, \infty), or (0, \infty) if …"), two sets for a union ("(-∞, -3) ∪ [1, ∞) or
+        # (-∞, -3] ∪ [1, ∞)") and two lists ("5 and 12, or -12 and -5") are a choice between them
         stated = read_answer(", ".join(stated.alternatives))
     elif stated.hedged:
         signals.append("hedged")
@@ -896,6 +900,13 @@ def _one_point_among(gold: str, expression: str) -> bool:
         and len(points) > 1
         and any(compare_values(gold, point).equal for point in points)
     )
+
+
+_PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
+# An interval or a set, not a point: a square bracket, an infinite end, a union or braces.
+_SET_OR_INTERVAL = re.compile(
+    r"^\s*(?=.*(?:[\[\]]|\\infty|\\cup|\\\{))(?:[\[(].*,.*[\])]|\\\{.*\\\})\s*$"
+)
 
 
 def _lists_values(expression: str) -> bool:

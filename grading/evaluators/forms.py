@@ -290,6 +290,7 @@ def form_signals(
 
 
 # "… where A, B, C, D are integers such that A > 0 and gcd(|A|,|B|,|C|,|D|) = 1"
+_STANDARD_FORM_ASKED = re.compile(r"\bstandard\s+form\b", re.IGNORECASE)
 _COPRIME_ASKED = re.compile(r"\bgcd\s*\(\s*\|?[A-Z]\|?(?:\s*,\s*\|?[A-Z]\|?)+\s*\)\s*=\s*1\b")
 _COEFFICIENT = re.compile(r"(?<![\w.^_{])\d+(?![\d.])")
 _UNIT_COEFFICIENT = re.compile(r"(?<![\d.a-z])[a-z]")  # "x + …": a coefficient of 1
@@ -301,9 +302,11 @@ _BRACED = re.compile(r"\\\{|\{|\\left\\\{")
 
 def _common_factor_left(answer: str, problem: str) -> bool:
     """Integer coefficients that share a factor, where the problem asks for their greatest
-    common divisor to be 1 ("4x + 4y + 4z - 8 = 0" for x + y + z - 2 = 0)."""
+    common divisor to be 1 ("4x + 4y + 4z - 8 = 0" for x + y + z - 2 = 0), or for an
+    equation in standard form ("6x - 4y = 8" for 3x - 2y = 4)."""
     compact = answer.replace(" ", "")
-    if "gcd" not in problem or not _COPRIME_ASKED.search(problem):
+    coprime = "gcd" in problem and _COPRIME_ASKED.search(problem)
+    if not coprime and not ("=" in compact and _STANDARD_FORM_ASKED.search(problem[-1000:])):
         return False
     if _UNIT_COEFFICIENT.search(compact):
         return False

@@ -37,7 +37,8 @@ _MANY_ANSWERS = re.compile(
     r"|one possible|find an? (?:integer|number|value|function|polynomial)(?: \$?[a-z]\$?)?"
     r" (?:that|which|such)"
     # "Find a quadratic with integer coefficients whose roots are …": any multiple is one
-    r"|find an? (?:quadratic|cubic|polynomial|equation)(?: (?:function|equation|polynomial))?"
+    r"|(?:find|write|give|construct) an? (?:quadratic|cubic|polynomial|equation)"
+    r"(?: (?:function|equation|polynomial))?"
     r" (?:with|whose|having|that|which)"
     r"|a possible value)\b",
     re.IGNORECASE,
@@ -137,7 +138,7 @@ def near_miss_signals(
         found.append("rounding_differs")
     if (
         _radians_where_degrees_asked(gold, stated, sample.problem)
-        or _other_unit(gold, stated)
+        or _other_unit(gold, stated, sample)
         or _fraction_for_percent(gold, stated, sample)
         or _percent_for_proportion(gold, stated)
     ):
@@ -225,10 +226,18 @@ _ORDERED = re.compile(r"\s*(?:\\left)?\(.+\)\s*")
 _LISTED = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 
 
+_BRACED_LIST = re.compile(r"\\?\{(.*?)\\?\}")
+
+
 def _values_without_order(gold: str, answer: str) -> bool:
     """The ordered pair's values listed in prose in another order, with no brackets to say
-    which is which: "the two numbers are 2 and 5" for (5, 2)."""
+    which is which, or as a set: "the two numbers are 2 and 5", "\\{2;\\, 3\\}" for (5, 2)."""
     gold = gold.strip().strip("$")
+    as_set = _BRACED_LIST.fullmatch(answer.strip())
+    if as_set is not None:
+        answer = re.sub(
+            rf"\s*;\s*|{LATEX_SPACE}", lambda m: "," if ";" in m.group(0) else "", as_set.group(1)
+        )
     if not _ORDERED.fullmatch(gold) or re.search(r"[(\[{]", answer):
         return False
     gold_parts = [p.strip() for p in gold.strip()[1:-1].split(",")]
@@ -817,10 +826,12 @@ def _rounds_to(gold: str, answer: str) -> bool:
     return round(gold_value, places) == round(answer_value, places)
 
 
-def _other_unit(gold: str, stated: StatedAnswer) -> bool:
+def _other_unit(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
     """The same quantity in another unit: a unit ratio apart, a percent for a fraction, an
     angle in radians for degrees (or the reverse), or a compound time ("37 min 30 s" for 37.5,
-    205 for "3 hours 25 minutes")."""
+    205 for "3 hours 25 minutes"). The unit may be named where the output last wrote the
+    value ("… = 2.5 hours.\n#### 2.5"); then it counts only where the question names no unit
+    ("How long is the movie?")."""
     if _angle_converts(gold, stated.expression):
         return True
     stated_value = _value(stated.expression)
@@ -840,9 +851,41 @@ def _other_unit(gold: str, stated: StatedAnswer) -> bool:
         return True  # "about 13.3%" for 2/15; "increases by 700%" for a factor of 8
     if _PERCENT.search(stated.raw) and _PERCENT.search(gold) and abs(value - gold_value) == 100:
         return True  # "ends at 91% of its value" for a change of -9%: the level, not the change
-    return _UNIT_WORD.search(stated.units + " " + stated.raw[-30:]) is not None and (
-        gold_value / value in _UNIT_RATIOS
+    ratio = gold_value / value
+    if ratio not in _UNIT_RATIOS:
+        return False
+    if _UNIT_WORD.search(stated.units + " " + stated.raw[-30:]) is not None:
+        return True
+    if ratio in _DECIMAL_SLIPS or not _unit_written_after(stated.expression, sample.output):
+        return False
+    # where the question asks for a unit, an answer in another is wrong, and one in that unit
+    # a wrong conversion (120 seconds for 2 hours) as often as a gold in another unit
+    return _ASKED_UNIT.search(_question(sample.problem)) is None
+
+
+def _unit_written_after(number: str, output: str) -> str:
+    """The unit the output's end writes after ``number`` ("110 cents"), or ""."""
+    number = number.strip()
+    if not _NUMBER_TEXT.fullmatch(number):
+        return ""
+    unit = re.search(
+        rf"(?<![\d.]){re.escape(number)}\s*(?:\\[,;: ]\s*|\\text\{{\s*)*({_UNIT_WORD.pattern})",
+        output[-_TAIL_WINDOW:],
+        re.IGNORECASE,
     )
+    return unit.group(1) if unit else ""
+
+
+_NUMBER_TEXT = re.compile(r"-?\d+(?:\.\d+)?")
+# A tenfold difference is more often a slipped decimal point than millimetres for centimetres.
+_DECIMAL_SLIPS = frozenset({Fraction(10), Fraction(1, 10)})
+# A unit the question asks for: "in cents", "how many minutes", "to square centimeters",
+# "what percent".
+_ASKED_UNIT = re.compile(
+    rf"\b(?:in|to|how\s+many)\s+(?:square\s+|cubic\s+)?(?:{_UNIT_WORD.pattern})"
+    r"|\bwhat\s+percent",
+    re.IGNORECASE,
+)
 
 
 def _fraction_for_percent(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
@@ -1061,12 +1104,23 @@ _MODULUS = re.compile(
 )
 
 
+# A gold that is a residue class, not a number: "3 \pmod{7}", "x \equiv 3 \pmod 7", "3 mod 7".
+_GOLD_RESIDUE = re.compile(
+    r"^\s*\$?\s*(?:[a-z]\s*(?:\\equiv|≡)\s*)?(-?\d+)\s*\(?\s*\\?[bp]?mod\s*\{?\s*(\d+)\s*\}?\s*\)?\s*\$?\s*$"
+)
+
+
 def _same_residue(gold: str, answer: str, problem: str) -> bool:
     """-1 where 16 is the remainder asked for modulo 17, or 12 where 5 solves 3x ≡ 1 (mod 7):
     the same residue class, but another representative than the gold's, which the question
     may or may not rule out. A remainder left unreduced (9 for 100 mod 7) is simply wrong, and
     with several moduli (a system of congruences) one of them proves nothing."""
     question = _question(problem)
+    residue_class = _GOLD_RESIDUE.match(gold)
+    if residue_class is not None:  # "3 \pmod{7}" where 10, one member, is asked for
+        value = _number(_plain(answer))
+        residue, modulus = int(residue_class.group(1)), int(residue_class.group(2))
+        return value is not None and value.denominator == 1 and (value - residue) % modulus == 0
     moduli = {int(m) for m in _MODULUS.findall(question)}
     gold_value, value = _number(_plain(gold)), _number(_plain(answer))
     if len(moduli) != 1 or gold_value is None or value is None or gold_value == value:

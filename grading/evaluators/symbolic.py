@@ -111,7 +111,7 @@ def parse_answer(text: str, targets: Sequence[ExtractionTarget] = DEFAULT_TARGET
 
 
 @lru_cache(maxsize=16384)
-def _verify_pair(gold: object, pred: object, options: tuple) -> bool:
+def _verify_pair(gold: object, pred: object, options: tuple, written_orders: tuple) -> bool:
     float_rounding, numeric_precision, strict, allow_set_relation_comp = options
     return verify(
         gold,
@@ -125,12 +125,27 @@ def _verify_pair(gold: object, pred: object, options: tuple) -> bool:
 
 
 def verify_pair(gold: object, pred: object, options: tuple) -> bool:
-    """Math-verify's verdict on one gold value and one prediction value, cached when hashable."""
+    """Math-verify's verdict on one gold value and one prediction value, cached when hashable.
+
+    Two sets equal as sets are one key to a cache, but math-verify compares a set against a
+    tuple in the order the set was written ({2; 3} against (3, 2) differs from {3, 2}), so
+    that order is part of the key: without it a row's verdict depended on the rows graded
+    before it in the same process."""
     try:
         hash((gold, pred))
     except TypeError:  # mutable matrices
-        return _verify_pair.__wrapped__(gold, pred, options)
-    return _verify_pair(gold, pred, options)
+        return _verify_pair.__wrapped__(gold, pred, options, ())
+    return _verify_pair(gold, pred, options, (_written_order(gold), _written_order(pred)))
+
+
+def _written_order(value: object) -> tuple:
+    """The elements of a set (and of the sets in a tuple) in the order the text wrote them."""
+    unsorted = getattr(value, "_unsorted_args", None)
+    if unsorted is not None:
+        return tuple(unsorted)
+    if isinstance(value, sympy.Tuple):
+        return tuple(_written_order(element) for element in value.args)
+    return ()
 
 
 def compare(

@@ -224,6 +224,10 @@ DATA_FLOORS = {
     "heldout_mixed_EN.jsonl": (4, 41),
     "heldout_realistic_EO.jsonl": (2, 69),
     "heldout_mixed_EP.jsonl": (4, 32),
+    "heldout_realistic_EQ.jsonl": (3, 42),
+    "heldout_mixed_ER.jsonl": (7, 38),
+    "heldout_realistic_ES.jsonl": (6, 34),
+    "heldout_mixed_ET.jsonl": (6, 40),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -5,6 +5,7 @@ import threading
 import pytest
 
 from grading.evaluators.mathverify import MathVerify, MathVerifyStrict
+from grading.evaluators.symbolic import parse_answer, verify_pair
 from grading.types import Status, Verdict
 
 
@@ -147,3 +148,16 @@ def test_evaluations_carry_name_version_and_time(math_verify, reward_style):
         assert evaluation.evaluator == evaluator.name
         assert evaluation.version == "1"
         assert evaluation.ms >= 0
+
+
+def test_a_sets_verdict_does_not_depend_on_the_same_set_written_in_another_order_before_it():
+    # Given {3, 2} against the pair (3, 2) graded first in this process
+    gold = parse_answer("(3,2)").values[0]
+    options = (6, 15, True, False)
+    verify_pair(gold, parse_answer("\\{3, 2\\}").values[0], options)
+
+    # When {2; 3}, equal to it as a set but written in the other order, is verified
+    again = verify_pair(gold, parse_answer("\\{2;\\, 3\\}").values[0], options)
+
+    # Then it gets math-verify's own verdict, which reads the set in its written order
+    assert again is False

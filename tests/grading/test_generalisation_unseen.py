@@ -4660,3 +4660,103 @@ def test_a_plus_minus_gold_where_one_root_is_asked_is_suspect(problem, flagged):
     result = grade("\\pm 12", "$$\\sqrt{144} = 12$$\n\n### Final Answer\n\n**12**", problem=problem)
     assert result.auto_verdict is Verdict.INCORRECT
     assert ("gold_suspect" in reasons(result)) is flagged
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold", "answer"),
+    [
+        ("Evaluate $\\log_2 64$.", "8", "6"),
+        ("What is $\\sin 30^\\circ + \\cos 60^\\circ$?", "\\frac{1}{2}", "1"),
+        ("Find the greatest common divisor of 90 and 150.", "15", "30"),
+        ("Find the remainder when $2x^3 - x^2 + 3$ is divided by $x + 1$.", "4", "0"),
+        ("What is the remainder when $2^{100}$ is divided by $7$?", "3", "2"),
+        ("Find $f^{-1}(x)$ if $f(x) = 4x - 8$.", "\\frac{x}{4}+8", "\\frac{x+8}{4}"),
+        ("How many positive divisors does 100 have?", "8", "9"),
+    ],
+)
+def test_a_gold_that_is_not_what_its_own_problem_gives_is_suspect(problem, gold, answer):
+    result = grade(gold, f"The answer is ${answer}$.", problem=problem)
+    assert result.auto_verdict is Verdict.INCORRECT
+    assert "gold_suspect" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold"),
+    [
+        ("Evaluate $\\log_2 64$.", "6"),
+        ("Find the exact value of $\\sin 15^\\circ$.", "\\frac{\\sqrt{6}-\\sqrt{2}}{4}"),
+        ("Evaluate $\\arctan(1)$. Give your answer in degrees.", "45"),
+        ("Compute $(1+i)^{10}$.", "32i"),
+        ("What is the value of $\\sqrt[3]{-125} \\cdot \\sqrt{81}$?", "-45"),
+        ("Find the inverse of $f(x) = e^{x-2}$.", "2+\\ln x"),
+        ("Find the remainder when $x^3+2$ is divided by $x^2+1$.", "2-x"),
+    ],
+)
+def test_a_wrong_answer_against_a_gold_its_problem_confirms_is_just_wrong(problem, gold):
+    result = grade(gold, "The answer is $17$.", problem=problem)
+    assert result.auto_verdict is Verdict.INCORRECT
+    assert "gold_suspect" not in reasons(result)
+
+
+def test_a_root_marked_double_counts_as_the_root():
+    result = grade("-1, 2", "x = 2 (double root), x = -1")
+    assert result.auto_verdict is Verdict.CORRECT
+
+
+def test_two_sets_joined_by_or_are_a_hedge():
+    output = "Final answer: (-∞, -3) ∪ [1, ∞) or (-∞, -3] ∪ [1, ∞)"
+    assert "hedged" in reasons(grade("(-\\infty,-3)\\cup[1,\\infty)", output))
+
+
+def test_a_member_of_a_gold_residue_class_is_the_same_residue():
+    problem = "What is the smallest integer greater than 5 that is congruent to 3 modulo 7?"
+    result = grade(
+        "3 \\pmod{7}", "The smallest one greater than 5 is 10.\n\n$\\boxed{10}$", problem=problem
+    )
+    assert "same_residue" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("problem", "flagged"),
+    [
+        ("A movie starts at 7:15 pm and ends at 9:45 pm. How long is the movie?", True),
+        ("A movie starts at 7:15 pm and ends at 9:45 pm. How many minutes long is it?", False),
+    ],
+)
+def test_a_bare_answer_whose_unit_the_output_named_is_a_unit_mismatch_where_none_is_asked(
+    problem, flagged
+):
+    output = "So the movie is 2 hours 30 minutes = 2.5 hours long.\n#### 2.5"
+    assert ("unit_mismatch" in reasons(grade("150", output, problem=problem))) is flagged
+
+
+@pytest.mark.parametrize(
+    ("output", "flagged"),
+    [
+        (
+            "Problem:\nIf $\\det \\mathbf{A} = 2$ and $\\det \\mathbf{B} = 12,$ then find "
+            "$\\det (\\mathbf{A} \\mathbf{B}).$\n\nSolution:\nWe have $(2)(12) = \\boxed{24}.$",
+            True,
+        ),
+        (
+            "Problem: In how many ways can the letters of the word MATH be arranged?\n\n"
+            "The four letters are distinct, so $4! = \\boxed{24}$.",
+            False,
+        ),
+    ],
+)
+def test_an_output_that_states_another_problem_is_flagged(output, flagged):
+    problem = "In how many ways can the letters of the word MATH be arranged?"
+    assert ("other_problem" in reasons(grade("24", output, problem=problem))) is flagged
+
+
+def test_an_equation_whose_coefficients_share_a_factor_is_not_standard_form():
+    problem = "Write the equation of the line $y = \\frac{3}{2}x - 2$ in standard form."
+    result = grade("3x-2y=4", "Standard form: $\\boxed{6x - 4y = 8}$", problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert "form_differs" in reasons(result)
+
+
+def test_a_multiple_of_the_polynomial_asked_for_with_an_article_may_be_right():
+    problem = "Write a quadratic polynomial whose roots are $1$ and $3$."
+    assert "many_answers" in reasons(grade("x^2-4x+3", "2x^2 - 8x + 6", problem=problem))

@@ -1,0 +1,205 @@
+"""Golds checked against the answer their own problem determines, where the engine can work it out.
+
+A dataset's gold is sometimes simply wrong: log₂ 64 stored as 8, gcd(90, 150) as 15, the
+remainder of 2x³ − x² + 3 by x + 1 as 4, the inverse of 4x − 8 as x/4 + 8. For the few kinds
+of question whose statement alone fixes the answer and which SymPy answers exactly (a closed
+expression to evaluate, a greatest common divisor or least common multiple, a remainder, the
+number of divisors, an inverse function), the engine works the answer out; a gold that
+disagrees with it is in doubt (``grading.gold``). Anything it cannot read, it leaves alone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+import sympy
+
+from grading.evaluators.symbolic import parse_answer
+
+_VERB = r"(?:evaluate|compute|calculate|simplify|find|determine|what\s+is|what's)"
+_MATH = r"\$\$?([^$]+?)\$\$?"
+_NUMBER = r"\$?\s*(\d{1,12})\s*\$?"
+# "Evaluate $\log_2 64$.", "What is $\sin 30^\circ + \cos 60^\circ$?", "Find the exact value
+# of $\sin 15^\circ$."; a trailing "Express your answer …" sentence may follow.
+_EVALUATE = re.compile(
+    rf"^\s*{_VERB}\s+(?:the\s+(?:exact\s+|numerical\s+)?value\s+of\s+)?{_MATH}\s*[.?]?"
+    r"\s*((?:express|give|write|enter)\b[^$]*)?$",
+    re.IGNORECASE,
+)
+_COMMON = re.compile(
+    rf"^\s*{_VERB}\s+the\s+(greatest\s+common\s+(?:divisor|factor)|highest\s+common\s+factor"
+    rf"|least\s+common\s+multiple|gcd|gcf|lcm)\s+of\s+((?:{_NUMBER}\s*,?\s*)+)and\s+{_NUMBER}"
+    r"\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+_REMAINDER = re.compile(
+    rf"^\s*{_VERB}\s+the\s+remainder\s+when\s+{_MATH}\s+is\s+divided\s+by\s+{_MATH}\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+_DIVISOR_COUNT = re.compile(
+    rf"^\s*how\s+many\s+(?:positive\s+)?(?:divisors|factors)\s+does\s+{_NUMBER}\s+have\s*\??\s*$",
+    re.IGNORECASE,
+)
+# "Find the inverse of $f(x) = 4x - 8$.", "Find $f^{-1}(x)$ if $f(x) = \frac{1}{x} + 2$."
+_FUNCTION = r"\$\s*f\s*\(\s*x\s*\)\s*=\s*([^$]+?)\s*\$"
+_INVERSE = re.compile(
+    rf"^\s*{_VERB}\s+(?:the\s+inverse(?:\s+function)?\s+of\s+{_FUNCTION}"
+    rf"|\$\s*f\s*\^\s*\{{\s*-1\s*\}}\s*\(\s*x\s*\)\s*\$\s*(?:if|when|for|where|given)\s+{_FUNCTION})"
+    r"\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+# Notation SymPy's reading gets wrong or cannot bound: repeating decimals, residues, ellipses,
+# and powers whose size is not written out (a tower of exponents, a huge exponent).
+_UNREADABLE = re.compile(
+    r"\\overline|\\dot|\\pmod|\\mod|\.\.\.|\\ldots|\\cdots|\\sum|\\prod|\\int|\\lim"
+    r"|\^\s*\{[^}]*\^|\^\s*\{?\s*\d{5,}|\d{4,}\s*!"
+    r"|(?<=[\d}])_\s*\{?\s*\w|\\langle|\\begin|\\times\s*\\"  # bases (47_8), vectors and matrices
+    r"|\\text|\\operatorname|\\lg\b|\\log(?!\s*_)|\)\s*\("  # cis, a log of no stated base, (31)(30)
+    # a log whose argument is not bracketed, before a product: math-verify reads the product in
+    r"|\\log\s*_\s*(?:\{[^}]*\}|\w)\s*(?:\{[^}]*\}|\w+)\s*(?:\\cdot|\\times|\*|/|\\div)",
+)
+_IN_DEGREES = re.compile(r"\bdegrees?\b", re.IGNORECASE)
+_DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°)")
+_EQUATION_PREFIX = re.compile(r"^\s*\$?\s*(?:f\s*\^\s*\{?\s*-1\s*\}?\s*\(\s*x\s*\)|y)\s*=\s*")
+_LARGEST_FACTORIAL = 10_000
+_LARGEST_EXPONENT = 100_000
+_PROBES = (-2.7, -0.6, 0.35, 1.3, 2.9, 4.4)
+_TOLERANCE = 1e-6
+
+
+@lru_cache(maxsize=4096)
+def contradicts(gold: str, problem: str) -> bool:
+    """True when ``problem`` is a question the engine answers itself and ``gold`` has a value
+    that is not that answer. Cached: a run grades each problem's samples against one gold."""
+    question = problem.strip()
+    if len(question) > 300 or _UNREADABLE.search(question):
+        return False
+    try:
+        return _contradicts(gold, question)
+    except (ArithmeticError, ValueError, TypeError, RecursionError, sympy.PolynomialError):
+        return False  # SymPy could not work it out: nothing to check the gold against
+
+
+def _contradicts(gold: str, question: str) -> bool:
+    if match := _EVALUATE.match(question):
+        value = _value(match.group(1))
+        if value is not None and _IN_DEGREES.search(match.group(2) or ""):
+            value = value * 180 / sympy.pi  # "Evaluate $\arctan(1)$. Give your answer in degrees."
+        return _differs(value, gold)
+    if match := _COMMON.match(question):
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(2))] + [int(match.group(4))]
+        least = match.group(1).lower().startswith(("least", "lcm"))
+        return _differs(sympy.Integer(math.lcm(*numbers) if least else math.gcd(*numbers)), gold)
+    if match := _DIVISOR_COUNT.match(question):
+        return _differs(sympy.Integer(sympy.divisor_count(int(match.group(1)))), gold)
+    if match := _REMAINDER.match(question):
+        return _differs(_remainder(match.group(1), match.group(2)), gold)
+    if match := _INVERSE.match(question):
+        return _not_an_inverse(match.group(1) or match.group(2), gold)
+    return False
+
+
+def _value(latex: str) -> sympy.Expr | None:
+    """The first value math-verify reads from ``latex``, degrees turned into radians."""
+    values = parse_answer(_DEGREES.sub(r"(\1\\pi/180)", latex)).values
+    value = values[0] if values else None
+    if not isinstance(value, sympy.Expr):
+        return None
+    units = [s for s in value.free_symbols if s.name == "i"]
+    return value.subs(units[0], sympy.I) if units else value  # math-verify's i is a symbol
+
+
+def _differs(expected: sympy.Expr | None, gold: str) -> bool:
+    """True when the gold's value differs from ``expected`` at every probe of their one
+    variable (or, with none, as numbers)."""
+    if expected is None or _UNREADABLE.search(gold):
+        return False
+    stated = _value(_EQUATION_PREFIX.sub("", gold))
+    if stated is None:
+        return False
+    names = {s.name for s in expected.free_symbols | stated.free_symbols}
+    if len(names) > 1 or {s.name for s in expected.free_symbols} != names:
+        return False  # a gold in a variable the answer does not have: another kind of answer
+    points = _PROBES if names else (None,)
+    return all(_apart(_at(expected, point), _at(stated, point)) for point in points)
+
+
+def _at(value: sympy.Expr, point: float | None) -> complex | None:
+    try:
+        if point is not None:
+            value = value.subs({s: point for s in value.free_symbols})
+        number = complex(value.evalf(30))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return number if math.isfinite(number.real) and math.isfinite(number.imag) else None
+
+
+def _apart(want: complex | None, got: complex | None) -> bool:
+    if want is None or got is None:
+        return False
+    if abs(want.imag) > _TOLERANCE and abs(got.imag) <= _TOLERANCE:
+        return False  # a complex principal root (∛−125) where the gold takes the real one
+    return abs(want - got) > _TOLERANCE * max(1.0, abs(want))
+
+
+def _remainder(dividend: str, divisor: str) -> sympy.Expr | None:
+    """The remainder of two integers (least non-negative) or of two polynomials in x."""
+    top, bottom = _value(dividend), _value(divisor)
+    if top is None or bottom is None:
+        return None
+    if not (_small(top) and _small(bottom)):
+        return None
+    top, bottom = top.doit(), bottom.doit()  # 2^{100}, read unevaluated
+    if top.is_Integer and bottom.is_Integer and bottom != 0:
+        return sympy.Integer(top % abs(bottom))
+    variables = top.free_symbols | bottom.free_symbols
+    if len(variables) != 1:
+        return None
+    (x,) = variables  # math-verify's own symbol, assumptions and all
+    if not (top.is_polynomial(x) and bottom.is_polynomial(x)):
+        return None
+    return sympy.rem(top, bottom, x)
+
+
+def _small(value: sympy.Expr) -> bool:
+    """True when evaluating ``value`` exactly is cheap: no factorial of more than 10,000 and
+    no power with an exponent over 100,000 ("(10^{9})!" would take hours)."""
+    for factorial in value.atoms(sympy.factorial):
+        argument = factorial.args[0].doit() if _small(factorial.args[0]) else None
+        if argument is None or not argument.is_number or abs(argument) > _LARGEST_FACTORIAL:
+            return False
+    for power in value.atoms(sympy.Pow):
+        exponent = power.exp
+        if not exponent.is_number or abs(exponent) > _LARGEST_EXPONENT:
+            return False
+    return True
+
+
+def _not_an_inverse(function: str, gold: str) -> bool:
+    """True when the gold composed with the function gives x at none of the probe points
+    where both are defined (at least two of them), so it cannot be the inverse on any branch."""
+    if _UNREADABLE.search(gold):
+        return False
+    f, g = _value(function), _value(_EQUATION_PREFIX.sub("", gold))
+    if f is None or g is None or len(f.free_symbols) != 1 or len(g.free_symbols) != 1:
+        return False
+    (x,), (y,) = f.free_symbols, g.free_symbols
+    if x.name != y.name:
+        return False
+    checked = 0
+    for point in _PROBES:
+        try:
+            inner = complex(g.subs(y, point).evalf())
+            if abs(inner.imag) > _TOLERANCE:
+                continue
+            outer = complex(f.subs(x, inner.real).evalf())
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if not math.isfinite(outer.real) or abs(outer.imag) > _TOLERANCE:
+            continue
+        if abs(outer.real - point) <= _TOLERANCE * max(1.0, abs(point)):
+            return False
+        checked += 1
+    return checked >= 2
