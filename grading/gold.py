@@ -63,14 +63,14 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return not _ODDS_ASKED.search(question)  # "1:2" for a probability: odds, or a ratio?
     if _misrounded(bare, question):
         return True  # 19.9 for "Round 19.96 to the nearest tenth": cut, not rounded
-    if _PLUS_MINUS.search(bare) and _ONE_ROOT_ASKED.search(question):
+    if PLUS_MINUS.search(bare) and _ONE_ROOT_ASKED.search(question):
         return True  # "\pm 12" for "the principal square root of 144", or for √144 itself
     if recompute.contradicts(text, problem):
         return True  # 8 for "Evaluate $\log_2 64$": the question's own answer is 6
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
 
 
-_PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
+PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
 # A question that asks for one root: "principal", "positive", or the value of a radical.
 _ONE_ROOT_ASKED = re.compile(
     r"\bprincipal\b|\bpositive\s+(?:square\s+)?root|\bnon-?negative\s+(?:square\s+)?root"

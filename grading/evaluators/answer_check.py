@@ -58,7 +58,7 @@ from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.gathered_parts import GatheredParts, gather_parts
 from grading.evaluators.nearmiss import ROUNDING_ASKED, near_miss_signals
-from grading.gold import gold_is_suspect
+from grading.gold import PLUS_MINUS, gold_is_suspect
 from grading.option_lists import grade_option_list
 from grading.types import (
     CHOICE_ANSWER_TYPES,
@@ -228,7 +228,7 @@ def _grade_math(
         and not any(_SEVERAL_VALUES.search(option) for option in stated.alternatives)
         and not (
             all(_SET_OR_INTERVAL.match(option) for option in stated.alternatives)
-            and not _PLUS_MINUS.search(stated.raw)  # "{1 ± √5, -2}" lists three roots
+            and not PLUS_MINUS.search(stated.raw)  # "{1 ± √5, -2}" lists three roots
         )
     ):
         # "either 3 or 5" for the gold "3, 5" lists its values; two intervals for one interval
@@ -902,7 +902,6 @@ def _one_point_among(gold: str, expression: str) -> bool:
     )
 
 
-_PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
 # An interval or a set, not a point: a square bracket, an infinite end, a union or braces.
 _SET_OR_INTERVAL = re.compile(
     r"^\s*(?=.*(?:[\[\]]|\\infty|\\cup|\\\{))(?:[\[(].*,.*[\])]|\\\{.*\\\})\s*$"

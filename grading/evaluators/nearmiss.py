@@ -866,7 +866,7 @@ def _other_unit(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
 def _unit_written_after(number: str, output: str) -> str:
     """The unit the output's end writes after ``number`` ("110 cents"), or ""."""
     number = number.strip()
-    if not _NUMBER_TEXT.fullmatch(number):
+    if not _DECIMAL.match(number):
         return ""
     unit = re.search(
         rf"(?<![\d.]){re.escape(number)}\s*(?:\\[,;: ]\s*|\\text\{{\s*)*({_UNIT_WORD.pattern})",
@@ -876,7 +876,6 @@ def _unit_written_after(number: str, output: str) -> str:
     return unit.group(1) if unit else ""
 
 
-_NUMBER_TEXT = re.compile(r"-?\d+(?:\.\d+)?")
 # A tenfold difference is more often a slipped decimal point than millimetres for centimetres.
 _DECIMAL_SLIPS = frozenset({Fraction(10), Fraction(1, 10)})
 # A unit the question asks for: "in cents", "how many minutes", "to square centimeters",
