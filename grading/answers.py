@@ -62,6 +62,7 @@ _RESTATED = re.compile(
 )
 _APPROX = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-z])|\bapproximately\b|\babout\b|\broughly\b")
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?")
+_VARIABLE_TUPLE = re.compile(r"\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])+\s*\)")  # "(x, y)"
 # A closing restriction on where the answer holds: ", x \neq 2", "(for x ≠ 1)",
 # "\text{ for } x \neq 0".
 _RESTRICTION = re.compile(
@@ -528,9 +529,10 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if approx and approx.start() > 0:
         text, approximation = text[: approx.start()].strip(), text[approx.end() :].strip()
         lead_words = _LEAD_WORDS.fullmatch(text) is not None
-        if approximation and (lead_words or _LONE_VARIABLE.fullmatch(text)):
-            # "x \approx 3.32", "covers about 153.94 m²" and "Circumference ≈ 28.27 cm" state
-            # the approximation
+        names = _LONE_VARIABLE.fullmatch(text) or _VARIABLE_TUPLE.fullmatch(text)
+        if approximation and (lead_words or names):
+            # "x \approx 3.32", "(x, y) ≈ (1.333, 0.333)", "covers about 153.94 m²" and
+            # "Circumference ≈ 28.27 cm" state the approximation
             text, approximate = approximation, approximate or lead_words
     compound = _compound_quantity(text)
     if compound is not None:

@@ -61,7 +61,7 @@ _OPENS_CHECK = re.compile(
 )
 _GOLD_WINDOW = 600  # the end of a cut-off text, where a gold it reached would be written
 _DOLLAR = re.compile(r"(?<!\\)\$")
-_MATH_REST = re.compile(r"\\[A-Za-z]|[\^_{]")
+_MATH_REST = re.compile(r"\\[A-Za-z]|[\^_{]|^[^A-Za-z]*=[^A-Za-z]*$")  # LaTeX, or a bare relation
 _CLOSED = re.compile(r"\\[)\]]")
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?")
 _FRAC = re.compile(r"\\frac\{(-?\d{1,40})\}\{(\d{1,40})\}")

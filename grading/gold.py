@@ -65,11 +65,18 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return True  # 19.9 for "Round 19.96 to the nearest tenth": cut, not rounded
     if PLUS_MINUS.search(bare) and _ONE_ROOT_ASKED.search(question):
         return True  # "\pm 12" for "the principal square root of 144", or for √144 itself
+    if _EQUATION_ASKED.search(question) and _NUMERIC.match(bare):
+        return True  # 3 for "the equation of the tangent line": its slope, not the line
     if recompute.contradicts(text, problem):
         return True  # 8 for "Evaluate $\log_2 64$": the question's own answer is 6
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
 
 
+_EQUATION_ASKED = re.compile(
+    r"\b(?:an?|the)\s+equation\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?(?:\w+\s+)?"
+    r"(?:line|circle|parabola|plane|ellipse|hyperbola|curve)\b",
+    re.IGNORECASE,
+)
 PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
 # A question that asks for one root: "principal", "positive", or the value of a radical.
 _ONE_ROOT_ASKED = re.compile(

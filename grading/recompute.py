@@ -4,8 +4,10 @@ A dataset's gold is sometimes simply wrong: log₂ 64 stored as 8, gcd(90, 150) 
 remainder of 2x³ − x² + 3 by x + 1 as 4, the inverse of 4x − 8 as x/4 + 8. For the few kinds
 of question whose statement alone fixes the answer and which SymPy answers exactly (a closed
 expression to evaluate, a greatest common divisor or least common multiple, a remainder, the
-number of divisors, an inverse function), the engine works the answer out; a gold that
-disagrees with it is in doubt (``grading.gold``). Anything it cannot read, it leaves alone.
+number of divisors, an inverse function, a factoring or expansion, an equation solved for a
+letter, the sum or product of a polynomial equation's roots), the engine works the answer out
+or checks the gold against it; a gold that disagrees is in doubt (``grading.gold``). Anything
+it cannot read, it leaves alone.
 """
 
 from __future__ import annotations
@@ -50,16 +52,37 @@ _INVERSE = re.compile(
     r"\s*[.?]?\s*$",
     re.IGNORECASE,
 )
+# "Factor $x^2 - 2x - 8$.", "Expand $(x+2)(x-5)$.": the answer is the expression itself, in
+# another form
+_REWRITE = re.compile(
+    rf"^\s*(?:factor|expand|multiply\s+out)(?:\s+completely)?\s+{_MATH}\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+# "Solve $2x + 3y = 6$ for $y$.", "Solve for $x$: $4x - 7 = 3$."
+_SOLVE = re.compile(
+    rf"^\s*solve\s+(?:{_MATH}\s+for\s+\$?\s*([a-z])\s*\$?|for\s+\$?\s*([a-z])\s*\$?\s*[:,]?\s*{_MATH})"
+    r"\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+# "What is the sum of all real solutions of $x^2 - 7x + 10 = 0$?"
+_ROOTS = re.compile(
+    rf"^\s*{_VERB}\s+the\s+(sum|product)\s+of\s+(?:all\s+)?(?:the\s+)?(?:real\s+)?"
+    rf"(?:solutions|roots)\s+(?:of|to)\s+(?:the\s+equation\s+)?{_MATH}\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
 # Notation SymPy's reading gets wrong or cannot bound: repeating decimals, residues, ellipses,
 # and powers whose size is not written out (a tower of exponents, a huge exponent).
 _UNREADABLE = re.compile(
     r"\\overline|\\dot|\\pmod|\\mod|\.\.\.|\\ldots|\\cdots|\\sum|\\prod|\\int|\\lim"
+    r"|\\[dt]?frac\s*\{\s*d\s*\}\s*\{\s*d|\bd\s*/\s*d[a-z]"  # a derivative, read as a product
     r"|\^\s*\{[^}]*\^|\^\s*\{?\s*\d{5,}|\d{4,}\s*!"
     r"|(?<=[\d}])_\s*\{?\s*\w|\\langle|\\begin|\\times\s*\\"  # bases (47_8), vectors and matrices
-    r"|\\text|\\operatorname|\\lg\b|\\log(?!\s*_)|\)\s*\("  # cis, a log of no stated base, (31)(30)
+    r"|\\text|\\operatorname|\\lg\b|\\log(?!\s*_)"  # cis, a log of no stated base
     # a log whose argument is not bracketed, before a product: math-verify reads the product in
     r"|\\log\s*_\s*(?:\{[^}]*\}|\w)\s*(?:\{[^}]*\}|\w+)\s*(?:\\cdot|\\times|\*|/|\\div)",
 )
+_JUXTAPOSED = re.compile(r"\)\s*\(")
+_TRIGONOMETRY = re.compile(r"\\(?:arc)?(?:sin|cos|tan|cot|sec|csc)(?![a-z])")
 _IN_DEGREES = re.compile(r"\bdegrees?\b", re.IGNORECASE)
 _DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°)")
 _EQUATION_PREFIX = re.compile(r"^\s*\$?\s*(?:f\s*\^\s*\{?\s*-1\s*\}?\s*\(\s*x\s*\)|y)\s*=\s*")
@@ -73,7 +96,11 @@ _TOLERANCE = 1e-6
 def contradicts(gold: str, problem: str) -> bool:
     """True when ``problem`` is a question the engine answers itself and ``gold`` has a value
     that is not that answer. Cached: a run grades each problem's samples against one gold."""
-    question = problem.strip()
+    # "(31)(30)" is a product; math-verify would read it as 61
+    question, gold = (
+        _JUXTAPOSED.sub(r")\\cdot(", problem.strip()),
+        _JUXTAPOSED.sub(r")\\cdot(", gold),
+    )
     if len(question) > 300 or _UNREADABLE.search(question):
         return False
     try:
@@ -98,12 +125,25 @@ def _contradicts(gold: str, question: str) -> bool:
         return _differs(_remainder(match.group(1), match.group(2)), gold)
     if match := _INVERSE.match(question):
         return _not_an_inverse(match.group(1) or match.group(2), gold)
+    if match := _REWRITE.match(question):
+        return _differs(_value(match.group(1)), gold)
+    if match := _SOLVE.match(question):
+        return _not_a_solution(
+            match.group(1) or match.group(4), match.group(2) or match.group(3), gold
+        )
+    if match := _ROOTS.match(question):
+        return _differs(
+            _sum_or_product(match.group(2), product=match.group(1).lower() == "product"), gold
+        )
     return False
 
 
 def _value(latex: str) -> sympy.Expr | None:
-    """The first value math-verify reads from ``latex``, degrees turned into radians."""
-    values = parse_answer(_DEGREES.sub(r"(\1\\pi/180)", latex)).values
+    """The first value math-verify reads from ``latex``, degrees turned into radians inside
+    trigonometry."""
+    if _TRIGONOMETRY.search(latex):  # "\sin 30^\circ"; "180^\circ - 35^\circ" is 145 degrees
+        latex = _DEGREES.sub(r"(\1\\pi/180)", latex)
+    values = parse_answer(latex).values
     value = values[0] if values else None
     if not isinstance(value, sympy.Expr):
         return None
@@ -203,3 +243,48 @@ def _not_an_inverse(function: str, gold: str) -> bool:
             return False
         checked += 1
     return checked >= 2
+
+
+def _sides(equation: str) -> sympy.Expr | None:
+    """Left side minus right side of a written equation, or None."""
+    left, equals, right = equation.partition("=")
+    if not equals or "=" in right:
+        return None
+    first, second = _value(left), _value(right)
+    return None if first is None or second is None else first - second
+
+
+def _not_a_solution(equation: str, letter: str, gold: str) -> bool:
+    """True when the gold, put in for ``letter``, leaves the two sides apart: at every probe
+    of the equation's other variable, or as numbers where there is none."""
+    difference = _sides(equation)
+    if difference is None or _UNREADABLE.search(gold):
+        return False
+    solved = _value(re.sub(rf"^\s*\$?\s*{letter}\s*=\s*", "", gold))
+    unknown = [s for s in difference.free_symbols if s.name == letter]
+    if solved is None or len(unknown) != 1 or letter in {s.name for s in solved.free_symbols}:
+        return False
+    rest = difference.subs(unknown[0], solved)
+    others = {s.name for s in rest.free_symbols}
+    if len(others) > 1 or not others <= {s.name for s in difference.free_symbols}:
+        return False
+    points = _PROBES if others else (None,)
+    return all(_apart(0j, _at(rest, point)) for point in points)
+
+
+def _sum_or_product(equation: str, *, product: bool) -> sympy.Expr | None:
+    """The sum or product of a polynomial equation's roots, where they are distinct and real
+    (then every convention, with or without multiplicity, real or complex, agrees)."""
+    difference = _sides(equation)
+    if difference is None or len(difference.free_symbols) != 1:
+        return None
+    (x,) = difference.free_symbols
+    polynomial = sympy.Poly(difference, x)
+    if polynomial.degree() < 1 or polynomial.degree() > 4:
+        return None
+    roots = sympy.roots(polynomial)
+    if sum(roots.values()) != polynomial.degree() or any(n > 1 for n in roots.values()):
+        return None
+    if not all(root.is_real for root in roots):
+        return None
+    return sympy.Mul(*roots) if product else sympy.Add(*roots)

@@ -41,7 +41,7 @@ _CONCLUSION_WORDS = re.compile(
 
 # A sentence that opens like this is an aside, not the conclusion.
 _DIGRESSION = re.compile(
-    r"^\s*\((?=[A-Z]?[a-z]+\s|[A-Z][a-z]+[:,])"
+    r"^\s*\((?=[A-Z]?[a-z]+\s(?![-+=−×*/^<>])|[A-Z][a-z]+[:,])"  # not "(x − 3)² + …"
     r"|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
     r"|in (?:other )?words|if (?:you|we) also|for (?:comparison|completeness|reference)"
     r"|note that|p\.?s\.?|here(?:['’]s| is) why"

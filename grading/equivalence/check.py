@@ -631,6 +631,9 @@ def list_parts(text: str) -> list[str]:
 def _compare_structures(gold: object, answer: object, allow_rename: bool) -> Comparison:
     """Equal values math-verify's verify does not see as equal."""
     gold_forms, answer_forms = structure.readings(gold), structure.readings(answer)
+    if structure.names_another_letter(gold_forms[0], answer_forms[0]) and not allow_rename:
+        # "y = 3" is not the line "x = 3", though both read as 3
+        return Comparison(False, "structure")
     for gold_form in gold_forms:
         for answer_form in answer_forms:
             both_values = isinstance(gold_form, sympy.Expr) and isinstance(answer_form, sympy.Expr)

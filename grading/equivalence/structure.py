@@ -67,6 +67,17 @@ def _is_head(side: object) -> bool:
     )
 
 
+def names_another_letter(gold: object, answer: object) -> bool:
+    """Two equations for a single letter each, and not the same letter (``x = 3``, ``y = 3``)."""
+    return (
+        isinstance(gold, sympy.Eq)
+        and isinstance(answer, sympy.Eq)
+        and gold.lhs.is_Symbol
+        and answer.lhs.is_Symbol
+        and gold.lhs != answer.lhs
+    )
+
+
 def equivalent_equations(gold: object, answer: object) -> bool:
     """Two equations of the same curve: ``2x + 4y - 3 = 0`` and ``y = -x/2 + 3/4`` have
     left-minus-right sides that are a constant multiple of each other."""

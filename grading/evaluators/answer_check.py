@@ -37,7 +37,7 @@ from grading.candidates import (
     text_end,
     what_is_asked,
 )
-from grading.equivalence import calendar, integer_sets, real_sets
+from grading.equivalence import calendar, integer_sets, real_sets, relation
 from grading.equivalence.check import (
     Comparison,
     chain_sides,
@@ -156,6 +156,10 @@ def _named_option_text(answer: str, problem: str) -> str:
     return options.problem_options(problem).get(letter.group(1), "")
 
 
+# An answer that is only the name of an unknown, or a tuple of them: "x", "(x, y)".
+_ONLY_NAMES = re.compile(r"([a-df-hj-z])|\(\s*([a-z])(?:\s*,\s*[a-z])+\s*\)")
+
+
 def _grade_math(
     sample: Sample,
     kind: AnswerType,
@@ -178,6 +182,8 @@ def _grade_math(
         _parts_named_as_in_gold(final.text, gold)
         or _parts_named_as_in_gold(_closing_labelled_lines(sample.output), gold)
         if multi_part and _named_parts(gold)
+        else _parts_labelled_in_sentence(sentence_of(sample.output, final), gold)
+        if multi_part
         else None
     )
     joined = (
@@ -294,6 +300,15 @@ def _grade_math(
         # "\boxed{\dfrac{\varphi}{2}}, where \varphi = \frac{1+\sqrt5}{2}"
         stated = replace(stated, expression=defined)
         comparison = _compare(compared_gold, stated)
+    on_the_curve = (
+        relation.equal_on_the_curve(compared_gold, stated.expression, sample.problem)
+        if not comparison.equal
+        else relation.OnTheCurve.NOWHERE
+    )
+    if on_the_curve is not relation.OnTheCurve.NOWHERE:
+        # "-\frac{1}{x^2}" for -y/x on xy = 1; "-x/\sqrt{25 - x^2}" on the upper half of a circle
+        some = on_the_curve is relation.OnTheCurve.SOME_BRANCHES
+        comparison = Comparison(True, "numeric_probe", positive_only=some)
     bound = (
         bound_in_words(stated.raw)
         if not comparison.equal and kind is AnswerType.INTERVAL_OR_SET
@@ -414,6 +429,14 @@ def _grade_math(
         signals.append("unit_mismatch")
     if comparison.equal is None:
         return {**shown, "status": Status.PARSE_ERROR, "detail": "the stated answer does not parse"}
+    names = _ONLY_NAMES.fullmatch(stated.expression.strip())
+    if (
+        not comparison.equal
+        and names
+        and not re.search(rf"(?<![A-Za-z\\]){names[1] or names[2]}(?![A-Za-z])", gold)
+    ):
+        # "every real number $x$ is a solution": the sentence names the unknown, not its value
+        return {**shown, "status": Status.NO_ANSWER, "detail": "only a variable's name"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
     if _offered_after(sample.output, final) or _answers_on_conditions(sample.output, final):
         signals.append("hedged")  # "the area is **24** (or $6\sqrt{7}$ if 8 is the hypotenuse)"
@@ -917,6 +940,10 @@ def _lists_values(expression: str) -> bool:
     return is_multi_part(thousands_separators(re.sub(r"\\[!,;:]|(?<=,)\s+", "", expression)))
 
 
+# A gold that is an equation for one letter ("x=3", "y = 2x + 1").
+_GOLD_HEAD = re.compile(r"\s*([A-Za-z])\s*=(?!.*=)")
+
+
 def _compare(gold: str, stated: StatedAnswer) -> Comparison:
     expression = stated.expression
     # "10:15 \text{ AM}", "4:15 AM on Wednesday", "1 day, 2 hours and 50 minutes": the words
@@ -926,6 +953,10 @@ def _compare(gold: str, stated: StatedAnswer) -> Comparison:
         return Comparison(named, "synonym")
     if _MERIDIEM.fullmatch(stated.units):  # "08:34 P.M." is read as a time of day, not 08:34
         expression = f"{expression} {stated.units}"
+    gold_head = _GOLD_HEAD.match(gold)
+    if gold_head and len(stated.head) == 1 and stated.head != gold_head[1]:
+        # "y = 3" for the line "x = 3": the letter the equation names is part of the answer
+        return compare_values(gold, f"{stated.head} = {expression}")
     comparison = compare_values(gold, expression, allow_rename=bool(stated.head_variable))
     if not comparison.equal:
         # A gold written with its unit ("10 cm^2", "3 weeks") states the number the answer
@@ -1142,6 +1173,22 @@ def _parts_named_as_in_gold(text: str, gold: str) -> tuple[str, str] | None:
         value = chain_sides(stated[name])[-1]
         values.append(gold_value if compare_values(gold_value, value).equal else value)
     return ", ".join(gold_parts.values()), ", ".join(values)
+
+
+def _parts_labelled_in_sentence(sentence: str, gold: str) -> tuple[str, str] | None:
+    """The gold's values and the sentence's, when the sentence labels each of as many parts
+    as the gold has ("Center: (−3, 2), radius: 5" for "(-3,2),\\ r=5")."""
+    gold_parts = top_level_parts(gold.replace("\\ ", " "))
+    pieces = top_level_parts(sentence.replace("$", "").strip(" .*"))
+    if len(gold_parts) < 2 or len(pieces) != len(gold_parts):
+        return None
+    labelled = [_LABELLED_LINE.match(piece) for piece in pieces]
+    if not all(labelled):
+        return None
+    gold_values = ", ".join(read_answer(part).expression for part in gold_parts)
+    if _TEXT_COMMAND.search(gold_values):
+        return None  # parts the gold names in words, read by _parts_named_as_in_gold or not at all
+    return gold_values, ", ".join(label.group(2).strip() for label in labelled)
 
 
 def _labelled_parts(text: str, gold: str) -> str:

@@ -238,6 +238,13 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                         sample.output[max(0, final.start - _RESULT_REACH) : final.start]
                     ),
                 )
+                # "… = ln x + 1." then "This matches choice (D).": the value of the sentence before
+                or _option_with_value(
+                    listed,
+                    _value_before_naming(
+                        sample.output[max(0, final.start - _RESULT_REACH) : final.start]
+                    ),
+                )
                 # "The answer is (C): the diagonals are perpendicular.", (D)'s text
                 or _option_said(listed, value)
                 # "Answer: A. No", where "No" is (B)
@@ -414,6 +421,27 @@ def _value_named_before(text: str) -> str:
     sentence = re.split(r"(?<=[.!?])\s+|\n", text)[-1]
     naming = _NAMING_TAIL.search(sentence)
     return read_answer(sentence[: naming.start()]).expression if naming else ""
+
+
+# A sentence that only names the option the sentence before arrived at.
+_NAMING_SENTENCE = re.compile(
+    r"^\W*(?:this|that|which|it)\s+(?:is|matches|corresponds\s+to|agrees\s+with)\s+(?:the\s+)?"
+    r"(?:choice|option|answer)?\s*\(?[A-E]\)?\W*$",
+    re.IGNORECASE,
+)
+_LAST_SIDE = re.compile(r"(?:=|\bis\b)([^=]*)$")
+_NAMING_LOOKBACK = 3  # sentences
+
+
+def _value_before_naming(text: str) -> str:
+    """The value the sentence before a naming sentence ends on ("… = ln x + 1." before "This
+    matches choice (D)."); none where no such pair closes the text."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", text) if s.strip()]
+    for index in range(len(sentences) - 1, max(0, len(sentences) - _NAMING_LOOKBACK), -1):
+        if _NAMING_SENTENCE.match(sentences[index]):
+            side = _LAST_SIDE.search(sentences[index - 1])
+            return read_answer(side.group(1).strip(" .$")).expression if side else ""
+    return ""
 
 
 def _written_in_another_option(listed: dict[str, str], letter: str, value: str) -> bool:

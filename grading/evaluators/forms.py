@@ -204,6 +204,8 @@ def demands_exact_form(problem: str) -> bool:
 
 
 _DECIMAL = re.compile(r"-?\d*\.\d+")
+_POSITIVE_EXPONENTS_ASKED = re.compile(r"\bpositive\s+exponents?\b", re.IGNORECASE)
+_NEGATIVE_EXPONENT = re.compile(r"\^\s*\{?\s*[-−]")
 _NATURAL_LOG_ASKED = re.compile(r"\bnatural log", re.IGNORECASE)
 _COMMON_LOG = re.compile(r"\\log(?![_a-zA-Z])|(?<![\\a-zA-Z])log(?![_a-zA-Z])")
 _DECIMAL_RATIO = re.compile(r"-?\d*\.\d+\s*:\s*-?\d*\.?\d+|-?\d+\s*:\s*-?\d*\.\d+")
@@ -239,6 +241,12 @@ def form_signals(
     ):
         # "2.5" for the ratio 5:2; "1.5 : 1" where a ratio of integers is asked
         found.append("form_requested")
+    if (
+        _POSITIVE_EXPONENTS_ASKED.search(problem[-600:])
+        and _NEGATIVE_EXPONENT.search(stated.expression)
+        and not _NEGATIVE_EXPONENT.search(gold)
+    ):
+        found.append("form_requested")  # "x^2y^{-3}" where only positive exponents are asked
     if _NATURAL_LOG_ASKED.search(problem[-600:]) and _COMMON_LOG.search(stated.expression):
         found.append("form_requested")  # "\frac{\log 7}{\log 2}" where natural logs are asked
     if asked.integer and _INTEGER.fullmatch(gold.strip().strip("$")):
@@ -429,6 +437,11 @@ def comma_convention(text: str) -> str:
     return "decimal" if decimal > thousands else "thousands"
 
 
+def _odds_as_probability(ratio: re.Match) -> str:
+    first, second = int(ratio.group(1)), int(ratio.group(2))
+    return f"\\frac{{{first}}}{{{first + second}}}"
+
+
 def _readings_disagree(gold: str, answer: str) -> bool:
     """The answer's two readings differ on whether it equals the gold: ``1/2x`` as x/2 or as
     1/(2x), ``x/x-1`` as x/(x - 1), ``e^x+1`` as e^(x + 1), ``\\log 2`` as ln 2 (not base 10),
@@ -450,8 +463,12 @@ def _readings_disagree(gold: str, answer: str) -> bool:
         readings.append(f"{grouped.group(1)}^{{{grouped.group(2)} {grouped.group(3)}}}")
     ratio = _RATIO.fullmatch(answer.strip())
     if ratio and _FRACTION_PARTS.search(gold):
-        first, second = int(ratio.group(1)), int(ratio.group(2))
-        readings.append(f"\\frac{{{first}}}{{{first + second}}}")
+        readings.append(_odds_as_probability(ratio))
+    elif (
+        _FRACTION_PARTS.search(gold) and len(_top_level_parts(answer)) > 1 and _RATIO.search(answer)
+    ):
+        # "1:5, 5" for "\frac{1}{6}, 5": odds as one part of a list
+        readings.append(_RATIO.sub(_odds_as_probability, answer))
     if not readings or compare_values(gold, answer).equal:
         # "1:6" equal to 1/6 is one of two readings; "1/2\sqrt{2}" equal to \frac{\sqrt{2}}{4}
         # as 1/(2√2) is another value as (1/2)√2

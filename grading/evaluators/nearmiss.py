@@ -31,6 +31,8 @@ ROUNDING_ASKED = re.compile(
     re.IGNORECASE,
 )
 _CONSTANT = re.compile(r"\s*\+\s*C\b|\s*\+\s*c\b")
+# A slash before a product written without brackets, in the question ("1/2x", "3/4ab").
+_AMBIGUOUS_SLASH = re.compile(r"(?<![\w/.{])\d+\s*/\s*\d+[a-z](?![a-z])")
 _MANY_ANSWERS = re.compile(
     r"\b(?:an? (?:nonzero |non-zero |unit |possible )?(?:vector|example|solution|value|pair|point)"
     r" (?:that|which|such|orthogonal|perpendicular|with|for|satisfying)|give an example|any (?:one|of|such)"
@@ -169,6 +171,8 @@ def near_miss_signals(
         gold, stated.expression, sample.output, candidates
     ):
         found.append("partial_match")
+    if _AMBIGUOUS_SLASH.search(sample.problem[-600:]):
+        found.append("two_readings")  # "f(x) = 1/2x": x/2 or 1/(2x), and the answer took one
     if _gold_under_another_reading(gold, sample.output):
         found.append("two_readings")  # "(If the three were distinct roles, it would be 1320.)"
     if _one_coordinate(gold, stated, sample):
@@ -310,7 +314,10 @@ def _answers_one_part(gold: str, answer: str) -> bool:
     5 cm; (b) 60 cm^2" answered "60"): the other parts may be stated elsewhere."""
     parts = [p for p in _PARTS.split(gold) if p.strip()]
     if len(parts) < 2:
-        return False
+        # "y = x^2,\ x \ge 0": an equation and the condition it holds under
+        parts = _TOP_LEVEL_COMMA.split(gold)
+        if len(parts) != 2 or not _CONDITION.search(parts[1]) or _CONDITION.search(parts[0]):
+            return False
     for part in parts:
         value = read_answer(_PART_LABEL.sub("", part)).expression
         if value and compare_values(value, answer).equal:
@@ -318,6 +325,7 @@ def _answers_one_part(gold: str, answer: str) -> bool:
     return False
 
 
+_CONDITION = re.compile(r"[<>≤≥≠]|\\(?:[lg]eq?|neq?)(?![A-Za-z])")
 _TOP_LEVEL_COMMA = re.compile(r",\s*(?![^()\[\]{}]*[)\]}])")
 _ASSIGNED_AFTER = re.compile(r"(?<![A-Za-z\\])[A-Za-z]\s*=\s*([-−]?\d+(?:\.\d+)?)(?![\d.])")
 
@@ -548,7 +556,8 @@ _LAST_EQUATION = re.compile(
 # "Priya has $45 left"), not a factor or a base ("are 240 × 1.05 = 252", "get 2^{10}"); and
 # the list after "are" ("the rational roots are $-2$, $\\frac{1}{2}$, and $3$").
 _NAMED_VALUE = re.compile(
-    r"(?:\b(?:is|are|was|were|equals?|has|have|had|gets?|makes?|gives?|totals?|remains?)\s+"
+    r"(?:\b(?:is|are|was|were|equals?|has|have|had|gets?|makes?|gives?|totals?|remains?"
+    r"|leaves|leaving|yields?)\s+"
     # "has length 13", "has an area of 24"
     r"(?:(?:an?\s+)?(?:length|area|volume|perimeter|value|measure|size|radius|height|width"
     r"|distance)\s+(?:of\s+)?)?"
@@ -811,7 +820,12 @@ def _polynomial_with_these_zeros(gold: str, answer: str) -> bool:
 
 def _rounds_to(gold: str, answer: str) -> bool:
     """Equal once the more precise number is rounded to the other's decimal places; an exact
-    answer (``33.\\overline{3}``, ``\\frac{100}{3}``) counts as the more precise."""
+    answer (``33.\\overline{3}``, ``\\frac{100}{3}``) counts as the more precise. Two numbers in
+    scientific notation with one power of ten are compared by their coefficients (3.2 × 10^7
+    for 3.15 × 10^7)."""
+    gold_scaled, answer_scaled = _SCIENTIFIC.fullmatch(gold), _SCIENTIFIC.fullmatch(answer)
+    if gold_scaled and answer_scaled and gold_scaled[2] == answer_scaled[2]:
+        gold, answer = gold_scaled[1], answer_scaled[1]
     gold_match = _DECIMAL.match(_plain(gold))
     answer_value = _value(answer)
     if not gold_match or answer_value is None:
@@ -824,6 +838,11 @@ def _rounds_to(gold: str, answer: str) -> bool:
         return False
     places = gold_places if answer_places is None else min(gold_places, answer_places)
     return round(gold_value, places) == round(answer_value, places)
+
+
+_SCIENTIFIC = re.compile(
+    r"\s*\$?(-?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|×|·)\s*10\s*\^\s*\{?\s*(-?\d+)\s*\}?\$?\s*"
+)
 
 
 def _other_unit(gold: str, stated: StatedAnswer, sample: Sample) -> bool:

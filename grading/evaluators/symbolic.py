@@ -99,12 +99,21 @@ def parse_text(
 # would drop as a unit (hours, metres) and read "6 + h" as 6. Braced, it stays a variable
 # (after a comma braces would make it a set).
 _LETTER_AFTER_OPERATOR = re.compile(r"([-+*/=−]\s*)([A-Za-z])(?=\s*(?:[-+*/=,)−$]|\\\)|$))")
+# The same for a letter after its coefficient at the end of a sum ("3 + 2m", "25 + 0.1t"):
+# math-verify drops it as metres or tonnes and reads 3 + 2m as 5. A lone "5m" stays a unit.
+_COEFFICIENT_LETTER = re.compile(r"(?<=[\d}])([cdghlmost])(?=\s*$)")  # the letters it drops
+_SUM = re.compile(r"[\w}]\s*[-+−]\s*[\w\\{(]")
+# "= y^3 + 3xy^2" on a display of its own: the right side of the chain the line before began.
+_CONTINUED = re.compile(r"^=(?!=)\s*(?=[^=]*$)")
 
 
 def parse_answer(text: str, targets: Sequence[ExtractionTarget] = DEFAULT_TARGETS) -> Parsed:
     """Parse a bare answer (a gold, or an extracted answer): bare LaTeX is read as LaTeX, and
-    a letter after an operator as a variable, never as a unit."""
-    text = _LETTER_AFTER_OPERATOR.sub(r"\1{\2}", text.strip())
+    a letter after an operator, or closing a sum after its coefficient, as a variable, never
+    as a unit."""
+    text = _LETTER_AFTER_OPERATOR.sub(r"\1{\2}", _CONTINUED.sub("", text.strip()))
+    if _SUM.search(text):
+        text = _COEFFICIENT_LETTER.sub(r"{\1}", text)
     if text and not has_math_delimiter(text):
         text = f"${text}$"
     return parse_text(text, targets)

@@ -211,7 +211,7 @@ DATA_FLOORS = {
     "heldout_realistic_EA.jsonl": (21, 57),
     "heldout_mixed_EB.jsonl": (9, 55),
     "heldout_realistic_EC.jsonl": (9, 27),
-    "heldout_mixed_ED.jsonl": (6, 41),
+    "heldout_mixed_ED.jsonl": (3, 42),
     "heldout_realistic_EE.jsonl": (2, 40),
     "heldout_mixed_EF.jsonl": (4, 35),
     "heldout_realistic_EG.jsonl": (4, 50),
@@ -228,6 +228,10 @@ DATA_FLOORS = {
     "heldout_mixed_ER.jsonl": (7, 38),
     "heldout_realistic_ES.jsonl": (6, 34),
     "heldout_mixed_ET.jsonl": (6, 40),
+    "heldout_realistic_EU.jsonl": (4, 28),
+    "heldout_mixed_EV.jsonl": (8, 25),
+    "heldout_realistic_EW.jsonl": (9, 38),
+    "heldout_mixed_EX.jsonl": (6, 39),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

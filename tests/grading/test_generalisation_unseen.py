@@ -4760,3 +4760,167 @@ def test_an_equation_whose_coefficients_share_a_factor_is_not_standard_form():
 def test_a_multiple_of_the_polynomial_asked_for_with_an_article_may_be_right():
     problem = "Write a quadratic polynomial whose roots are $1$ and $3$."
     assert "many_answers" in reasons(grade("x^2-4x+3", "2x^2 - 8x + 6", problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "correct"),
+    [
+        ("3+2m", "Cost = 2 + 3m", False),  # not 5 = 5 with the metres dropped
+        ("25+0.1t", "C = 0.10t + 25", True),
+        ("5", "The rope is 5 m", True),  # a lone letter after a number is still a unit
+    ],
+)
+def test_a_letter_closing_a_sum_is_a_variable_not_a_unit(gold, output, correct):
+    result = grade(gold, output)
+    assert (result.auto_verdict is Verdict.CORRECT) is correct or result.needs_review
+
+
+def test_a_display_that_continues_a_chain_states_its_right_side():
+    output = (
+        "$$(x+y)^3 = \\binom{3}{0}y^3 + \\binom{3}{1}xy^2 + \\binom{3}{2}x^2y + x^3$$\n"
+        "$$= y^3 + 3xy^2 + 3x^2y + x^3$$"
+    )
+    assert grade("x^3+3x^2y+3xy^2+y^3", output).auto_verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(("output", "correct"), [("$$y = 3$$", False), ("$$x = 3$$", True)])
+def test_the_letter_a_gold_equation_names_is_part_of_the_answer(output, correct):
+    problem = "Find the equation of the line passing through $(3, 1)$ and $(3, 7)$."
+    result = grade("x=3", f"The line is vertical, so\n{output}", problem=problem)
+    assert (result.auto_verdict is Verdict.CORRECT) is correct
+
+
+@pytest.mark.parametrize(
+    ("output", "cut_off"),
+    [
+        ("Checking both equations:\n- $5(2) - 2(3) = 4$ ✓\n- $3(2) + 4(3) = 6 + 1", True),
+        ("The box costs $3.60 and has 12 eggs. 3.60 / 12 = 0.3. The answer is 0.3.", False),
+    ],
+)
+def test_an_unclosed_span_that_stops_in_a_relation_is_cut_off(output, cut_off):
+    assert ("truncated" in reasons(grade("(2,3)", output))) is cut_off
+
+
+def test_names_approximately_equal_to_values_state_the_values():
+    stated = read_answer("(x, y) \\approx (1.333, 0.333)")
+    assert stated.expression == "(1.333, 0.333)"
+
+
+def test_a_number_for_the_equation_of_a_line_is_a_suspect_gold():
+    problem = (
+        "Find the equation of the tangent line to the curve $y = x^3$ at the point where $x = 1$."
+    )
+    result = grade("3", "The tangent line is\n$$y = 3x - 2.$$", problem=problem)
+    assert "gold_suspect" in reasons(result)
+
+
+@pytest.mark.parametrize(("answer", "flagged"), [("x^2y^{-3}", True), ("\\frac{x^2}{y^3}", False)])
+def test_a_negative_exponent_where_positive_ones_are_asked_is_another_form(answer, flagged):
+    problem = "Simplify $\\left(x^{-2}y^{3}\\right)^{-1}$. Write your answer using only positive exponents."
+    result = grade("\\frac{x^2}{y^3}", f"$\\boxed{{{answer}}}$", problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert ("form_requested" in reasons(result)) is flagged
+
+
+def test_a_slash_before_a_product_in_the_question_gives_two_readings():
+    result = grade(
+        "-\\frac{1}{2x^2}",
+        "f(x) = 1/2x = (1/2)x, a linear function with slope 1/2.\nSo f'(x) = 1/2.",
+        problem="Find the derivative of f(x) = 1/2x.",
+    )
+    assert "two_readings" in reasons(result)
+
+
+def test_an_equation_without_the_condition_the_gold_adds_is_a_partial_answer():
+    problem = (
+        "Eliminate the parameter to find a Cartesian equation of the curve $x = \\sqrt{t}$, "
+        "$y = t$, $t \\ge 0$, including any restriction on $x$."
+    )
+    result = grade("y=x^2,\\ x\\ge 0", "Substituting:\n$$y = x^2$$", problem=problem)
+    assert "partial_match" in reasons(result)
+
+
+def test_a_closing_line_of_mathematics_in_brackets_is_no_aside():
+    output = "Tangent to the x-axis ⇒ radius = |4| = 4.\n(x − 3)² + (y − 4)² = 16"
+    result = grade("(x-3)^2+(y-4)^2=16", output)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert not result.needs_review, reasons(result)
+
+
+def test_a_sentence_that_labels_each_part_answers_a_gold_of_parts():
+    output = (
+        "Completing the square gives $(x + 3)^2 + (y - 2)^2 = 25$.\n\nCenter: (−3, 2), radius: 5"
+    )
+    result = grade("(-3,2),\\ r=5", output)
+    assert result.evaluation("answer_check").verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Both sides agree for every value, so the answer: $x$",
+        "The system reduces to $0 = 0$, so any pair works and the solutions are $(x, y)$.",
+    ],
+)
+def test_an_answer_that_names_only_the_unknowns_states_no_value(output):
+    assert "no_answer" in reasons(grade("\\text{infinitely many}", output))
+
+
+def test_a_closing_sentence_that_leaves_the_gold_before_another_box_is_doubted():
+    output = (
+        "There are $5 \\times 7 = 35$ chairs in total. Removing the 2 broken chairs leaves 33 "
+        "usable chairs.\n\n$$\\boxed{35}$$"
+    )
+    assert "gold_stated_elsewhere" in reasons(grade("33", output))
+
+
+def test_a_coarser_coefficient_in_scientific_notation_is_a_rounding():
+    output = "8760 × 3600 = 31,536,000 seconds, roughly **3.2 × 10^7 seconds**."
+    assert "rounding_differs" in reasons(grade("3.15 \\times 10^{7}", output))
+
+
+def test_odds_given_as_one_part_of_a_list_read_two_ways():
+    output = "**Final answer: Odds of winning 1:5, expected wins: 5**"
+    assert "two_readings" in reasons(grade("\\frac{1}{6}, 5", output))
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "problem", "verdict", "flagged"),
+    [
+        # xy = 1 ties y to x: -1/x^2 is -y/x on the whole curve
+        (
+            "-\\frac{y}{x}",
+            "-\\dfrac{1}{x^2}",
+            "Given $xy = 1$, find $\\dfrac{dy}{dx}$.",
+            True,
+            False,
+        ),
+        # y = √(25 − x²) is the upper half of the circle only
+        (
+            "-\\frac{x}{y}",
+            "-\\dfrac{x}{\\sqrt{25-x^2}}",
+            "Find $\\dfrac{dy}{dx}$ for the curve $x^2 + y^2 = 25$.",
+            True,
+            True,
+        ),
+        (
+            "-\\frac{x}{y}",
+            "\\dfrac{x}{2}",
+            "Find $\\dfrac{dy}{dx}$ for the curve $x^2 + y^2 = 25$.",
+            False,
+            False,
+        ),
+    ],
+)
+def test_an_answer_is_compared_with_the_gold_on_the_problems_curve(
+    gold, answer, problem, verdict, flagged
+):
+    result = grade(gold, f"Solving for $y$ first:\n$$\\boxed{{{answer}}}$$", problem=problem)
+    assert (result.auto_verdict is Verdict.CORRECT) is verdict
+    assert ("equal_if_positive" in reasons(result)) is flagged
+
+
+def test_a_letter_named_after_the_value_that_is_another_options_is_a_mismatch():
+    problem = "Which is $\\dfrac{d}{dx}(x e^x)$? (A) $e^x$ (B) $(1+x)e^x$ (C) $x e^x$ (D) $1 + e^x$"
+    output = "By the product rule the derivative is $e^x + x e^x = (1+x)e^x$.\nThat is option (D).\n\nAnswer: (D)"
+    assert "letter_value_mismatch" in reasons(grade("\\text{(B)}", output, problem=problem))

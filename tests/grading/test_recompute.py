@@ -16,6 +16,19 @@ from grading.recompute import contradicts
         ("\\sqrt{x}", "Find the inverse of $f(x) = x^2$.", False),
         ("450", "What is the least common multiple of 90 and 150?", False),
         ("900", "What is the least common multiple of 90 and 150?", True),
+        ("145", "What is $180^\\circ - 35^\\circ$?", False),  # degrees stay degrees outside trig
+        ("35", "What is $180^\\circ - 35^\\circ$?", True),
+        ("(x-2)(x+4)", "Factor $x^2 - 2x - 8$.", True),
+        ("(x-4)(x+2)", "Factor $x^2 - 2x - 8$.", False),
+        ("x^2-3x-10", "Expand $(x+2)(x-5)$.", False),
+        ("y=-\\frac{3}{2}x+2", "Solve $2x + 3y = 6$ for $y$.", True),
+        ("y=-\\frac{2}{3}x+2", "Solve $2x + 3y = 6$ for $y$.", False),
+        ("3", "Solve for $x$: $4x - 7 = 3$.", True),
+        ("\\frac{5}{2}", "Solve for $x$: $4x - 7 = 3$.", False),
+        ("10", "What is the sum of all real solutions of $x^2 - 7x + 10 = 0$?", True),
+        ("7", "What is the sum of all real solutions of $x^2 - 7x + 10 = 0$?", False),
+        ("1", "Compute $\\sqrt{(31)(30)(29)(28)+1}$.", True),  # a product, not 31 + 30 + …
+        ("869", "Compute $\\sqrt{(31)(30)(29)(28)+1}$.", False),
     ],
 )
 def test_the_problems_own_answer_decides(gold, problem, expected):
@@ -30,7 +43,8 @@ def test_the_problems_own_answer_decides(gold, problem, expected):
         "Compute $0.\\overline{3} + 0.\\overline{6}$.",  # SymPy reads the bar away
         "Compute $47_8 + 36_8$. Express your answer in base 8.",
         "Evaluate $\\log_3 27 \\cdot \\log_{27} 3$.",  # the product read into the log
-        "Compute $\\sqrt{(31)(30)(29)(28)+1}$.",
+        "What is the sum of the roots of $x^2 - 4x + 4 = 0$?",  # a double root: two conventions
+        "Find $\\dfrac{d}{dx}\\left(\\log_2 x\\right)$.",  # d/dx read as a product of letters
     ],
 )
 def test_what_sympy_would_misread_or_take_hours_over_is_left_alone(problem):
