@@ -24,6 +24,7 @@ from grading.equivalence.rewrite import (
     clock_words,
     foreign_number_word,
     fraction_words,
+    latex_layout,
     number_words,
     plain_markup,
     plain_pi,
@@ -178,6 +179,7 @@ _SI_LETTERS = frozenset("JNWVACTMF")
 _UNIT_THEN_WORDS = re.compile(r"(?<=\d)\s+([A-Za-z])(?:\s+[A-Za-z]{2,}){1,3}\s*$")
 _CURRENCY = re.compile(
     r"\\\$|\$(?=\s*\d)(?![^$]*\$)|(?<=\d)\s*\$|(?:\\[ ,;]|~)?\s*(?:€|£|¥|₹|₩|₽|₺|₫)|USD|EUR"
+    r"|\b(?:CHF|Rp|R\$|Rs)\.?\s*(?=\d)"  # francs, rupiah, reais, rupees before the amount
 )
 # Words in any script; runs of CJK characters are words without spaces.
 _PROSE_WORDS = re.compile(r"[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})+|[\u3040-\u30ff\u4e00-\u9fff]{3,}")
@@ -191,17 +193,17 @@ _SENTENCE_WORDS = 4
 _OFFERS_ANOTHER = re.compile(r"\b(?:or|either|oder|ou)\b", re.IGNORECASE)
 # "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
 _SPACED_THOUSANDS = re.compile(
-    r"(?<![\d.,])\d{1,3}(?:(?:[  \u2009\u202f]|\\,|\\ )\d{3})+(?![\d.]\d)"
+    r"(?<![\d.,])\d{1,3}(?:(?:[  \u2009\u202f'’]|\\,|\\ )\d{3})+(?![\d.]\d)"  # 23'000 in CH
 )
 # "1 h 15 min", "3 Stunden und 35 Minuten", "2 horas y 30 minutos", "1時間20分", "2小时15分钟".
-_HOURS = (
+HOUR_WORDS = (
     r"h|hours?|hrs?|stunden?|std\.?|horas?|heures?|ore|ora|часа?|часов|ч|時間|小时|小時|시간|giờ"
 )
-_MINUTES = r"min|minutes?|minuten?|minutos?|minuti|минут[аы]?|мин|分钟|分鐘|分|분|phút"
-_SECONDS = r"s|sec|seconds?|sekunden?|segundos?|secondes?|secondi|секунд[аы]?|сек|秒|초|giây"
+MINUTE_WORDS = r"min|minutes?|minuten?|minutos?|minuti|минут[аы]?|мин|分钟|分鐘|分|분|phút"
+SECOND_WORDS = r"s|sec|seconds?|sekunden?|segundos?|secondes?|secondi|секунд[аы]?|сек|秒|초|giây"
 _COMPOUND_TIME = re.compile(
-    rf"(\d+)\s*({_HOURS}|{_MINUTES})(?![A-Za-zА-Яа-яäöüé])\s*,?\s*(?:(?:and|und|y|e|et|и)\s+)?"
-    rf"(\d+)\s*({_MINUTES}|{_SECONDS})(?![A-Za-zА-Яа-яäöüé])",
+    rf"(\d+)\s*({HOUR_WORDS}|{MINUTE_WORDS})(?![A-Za-zА-Яа-яäöüé])\s*,?\s*(?:(?:and|und|y|e|et|и)\s+)?"
+    rf"(\d+)\s*({MINUTE_WORDS}|{SECOND_WORDS})(?![A-Za-zА-Яа-яäöüé])",
     re.IGNORECASE,
 )
 # ", or about $13.33" after an answer, unless a rate follows ("or about $0.67 a pen").
@@ -214,6 +216,12 @@ _ROUNDING_GAP = 0.05
 _YUAN_AND_JIAO = re.compile(r"(\d+)\s*元\s*(\d)\s*角")
 _LATEX_GROUP = re.compile(r"\\(?:begin|end|text|mathrm|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _SENTENCE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")
+_SENTENCE_WORDS_SEEN = 3
+# A word of Cyrillic, Arabic, an Indic script, Thai or Hangul, where a unit may repeat ("96
+# रुपये या 896 रुपये"), so only different words count.
+_SCRIPT_WORD = re.compile(
+    r"[\u0400-\u04ff\u0600-\u06ff\u0900-\u0dff\u0e00-\u0e7f\uac00-\ud7af]{2,}"
+)
 # The result keeps a constant written after its number ("= 28\\pi square units").
 _EQUATION_RESULT = re.compile(
     r"=\s*(-?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\(?:pi|sqrt\s*\{\d+\}))?)(?![\d=]*=)(?!.*=)", re.S
@@ -444,7 +452,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
-    text = _PYTHON_POWER.sub("^", plain_pi(unicode_to_latex(plain_markup(text))))
+    text = _PYTHON_POWER.sub("^", plain_pi(unicode_to_latex(plain_markup(latex_layout(text)))))
     text = scale_words(text.replace("**", "").replace("{:}", ":"))
     text = _reals_except(text)
     if "(" in text:  # "F(0, 3)", "F_1(-5, 0), F_2(5, 0)": points by their names
@@ -471,7 +479,7 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     aside = _ASIDE_IN_BRACKETS.search(text) if "(" in text or "（" in text else None
     if aside is not None and _NUMBER_BEFORE.search(text, 0, aside.start()):
         text = text[: aside.start()]  # "1 (only n = 3)", "1680円（税込みでは1814円）"
-    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(rf"\s|{LATEX_SPACE}", "", m.group(0)), text)
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(rf"[\s'’]|{LATEX_SPACE}", "", m.group(0)), text)
     text = foreign_number_word(_strip_wrappers(text))
     label = _LEADING_LABEL.match(text)
     if label is not None:  # what follows a label may be spans to unwrap ("Lösung: $x = 7$")
@@ -719,7 +727,11 @@ def _json_answer(text: str) -> str:
 def is_sentence(expression: str) -> bool:
     """Three or more words outside LaTeX commands and their arguments: a sentence the
     reading could not reduce to an answer."""
-    return len(_SENTENCE_WORD.findall(_LATEX_GROUP.sub(" ", expression))) >= 3
+    text = _LATEX_GROUP.sub(" ", expression)
+    words = len(_SENTENCE_WORD.findall(text))
+    if text.isascii():
+        return words >= _SENTENCE_WORDS_SEEN
+    return words + len(set(_SCRIPT_WORD.findall(text))) >= _SENTENCE_WORDS_SEEN
 
 
 _LATEX_FROM_DIGIT = re.compile(r"(?<!\\)\$\d[^$\\]{0,40}\\[A-Za-z][^$]{0,400}\$")

@@ -67,11 +67,26 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return True  # "\pm 12" for "the principal square root of 144", or for √144 itself
     if _EQUATION_ASKED.search(question) and _NUMERIC.match(bare):
         return True  # 3 for "the equation of the tangent line": its slope, not the line
+    if _SUM_OF_LETTERS_ASKED.search(question) and not _INTEGER.fullmatch(bare):
+        return True  # 3/8 for "… is m/n … Find m + n": the fraction, not the sum asked for
+    if _ONE_VALUE_ASKED.search(question) and _PAIR.fullmatch(bare):
+        return True  # (3, 2) for "求 $xy$ 的值", "Find the value of $xy$": x and y, not xy
     if recompute.contradicts(text, problem):
         return True  # 8 for "Evaluate $\log_2 64$": the question's own answer is 6
     return bool(_YES_NO_QUESTION.match(question)) and bool(_NUMERIC.match(bare))
 
 
+# "Find $m+n$." where m/n is a fraction in lowest terms: a sum of integers.
+_SUM_OF_LETTERS_ASKED = re.compile(
+    r"\b(?:find|compute|what\s+is)\s+\$\s*[a-z]\s*\+\s*[a-z](?:\s*\+\s*[a-z])*\s*\$", re.IGNORECASE
+)
+_INTEGER = re.compile(r"-?\d+")
+# "Find the value of $xy$", "求 $xy$ 的值": one value of an expression with no comma in it.
+_ONE_VALUE_ASKED = re.compile(
+    r"\b(?:find|compute|determine|what\s+is)\s+the\s+value\s+of\s+\$[^$,(]+\$|求\s*\$[^$,(]+\$\s*的值",
+    re.IGNORECASE,
+)
+_PAIR = re.compile(r"\(\s*[^(),]+(?:,\s*[^(),]+)+\)")
 _EQUATION_ASKED = re.compile(
     r"\b(?:an?|the)\s+equation\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?(?:\w+\s+)?"
     r"(?:line|circle|parabola|plane|ellipse|hyperbola|curve)\b",

@@ -64,12 +64,31 @@ _SOLVE = re.compile(
     r"\s*[.?]?\s*$",
     re.IGNORECASE,
 )
-# "What is the sum of all real solutions of $x^2 - 7x + 10 = 0$?"
+# "What is the sum of all real solutions of $x^2 - 7x + 10 = 0$?", "Find the sum of the
+# squares of the roots of …"
 _ROOTS = re.compile(
-    rf"^\s*{_VERB}\s+the\s+(sum|product)\s+of\s+(?:all\s+)?(?:the\s+)?(?:real\s+)?"
-    rf"(?:solutions|roots)\s+(?:of|to)\s+(?:the\s+equation\s+)?{_MATH}\s*[.?]?\s*$",
+    rf"^\s*{_VERB}\s+the\s+(sum|product)\s+of\s+(?:all\s+)?(?:the\s+)?(?:(squares|cubes)\s+of\s+"
+    rf"(?:all\s+)?the\s+)?(?:real\s+)?(?:solutions|roots)\s+(?:of|to)\s+(?:the\s+equation\s+)?"
+    rf"{_MATH}\s*[.?]?\s*$",
     re.IGNORECASE,
 )
+_POWERS = {"squares": 2, "cubes": 3}
+# "How many edges does a cube have?", "How many vertices does a pentagonal prism have?"
+_SOLID_COUNT = re.compile(
+    r"^\s*how\s+many\s+(vertices|edges|faces)\s+does\s+an?\s+(?:(triangular|square|rectangular"
+    r"|pentagonal|hexagonal|heptagonal|octagonal)\s+(prism|pyramid)|(cube|tetrahedron|octahedron"
+    r"|dodecahedron|icosahedron))\s+have\s*\??\s*$",
+    re.IGNORECASE,
+)
+_BASE_SIDES = {
+    "triangular": 3, "square": 4, "rectangular": 4, "pentagonal": 5, "hexagonal": 6,
+    "heptagonal": 7, "octagonal": 8,
+}  # fmt: skip
+# (vertices, edges, faces)
+_PLATONIC = {
+    "cube": (8, 12, 6), "tetrahedron": (4, 6, 4), "octahedron": (6, 12, 8),
+    "dodecahedron": (20, 30, 12), "icosahedron": (12, 30, 20),
+}  # fmt: skip
 # Notation SymPy's reading gets wrong or cannot bound: repeating decimals, residues, ellipses,
 # and powers whose size is not written out (a tower of exponents, a huge exponent).
 _UNREADABLE = re.compile(
@@ -132,9 +151,11 @@ def _contradicts(gold: str, question: str) -> bool:
             match.group(1) or match.group(4), match.group(2) or match.group(3), gold
         )
     if match := _ROOTS.match(question):
-        return _differs(
-            _sum_or_product(match.group(2), product=match.group(1).lower() == "product"), gold
-        )
+        product = match.group(1).lower() == "product"
+        power = _POWERS.get((match.group(2) or "").lower(), 1)
+        return _differs(_sum_or_product(match.group(3), product=product, power=power), gold)
+    if match := _SOLID_COUNT.match(question):
+        return _differs(sympy.Integer(_solid_count(*match.groups())), gold)
     return False
 
 
@@ -272,9 +293,24 @@ def _not_a_solution(equation: str, letter: str, gold: str) -> bool:
     return all(_apart(0j, _at(rest, point)) for point in points)
 
 
-def _sum_or_product(equation: str, *, product: bool) -> sympy.Expr | None:
-    """The sum or product of a polynomial equation's roots, where they are distinct and real
-    (then every convention, with or without multiplicity, real or complex, agrees)."""
+def _solid_count(what: str, base: str | None, kind: str | None, regular: str | None) -> int:
+    """Vertices, edges or faces of a prism or pyramid on an n-gon, or of a Platonic solid."""
+    index = ("vertices", "edges", "faces").index(what.lower())
+    if regular:
+        return _PLATONIC[regular.lower()][index]
+    sides = _BASE_SIDES[base.lower()]
+    counts = (
+        (2 * sides, 3 * sides, sides + 2)
+        if kind.lower() == "prism"
+        else (sides + 1, 2 * sides, sides + 1)
+    )
+    return counts[index]
+
+
+def _sum_or_product(equation: str, *, product: bool, power: int = 1) -> sympy.Expr | None:
+    """The sum or product of a polynomial equation's roots (or of their squares or cubes),
+    where they are distinct and real (then every convention, with or without multiplicity,
+    real or complex, agrees)."""
     difference = _sides(equation)
     if difference is None or len(difference.free_symbols) != 1:
         return None
@@ -287,4 +323,5 @@ def _sum_or_product(equation: str, *, product: bool) -> sympy.Expr | None:
         return None
     if not all(root.is_real for root in roots):
         return None
-    return sympy.Mul(*roots) if product else sympy.Add(*roots)
+    powers = [root**power for root in roots]
+    return sympy.expand(sympy.Mul(*powers) if product else sympy.Add(*powers))

@@ -116,6 +116,12 @@ _MIXED_LATEX = re.compile(
     r"(?<![\d.}^_/])(-?)(\d+)\s*(?:\\[ ,;!]\s*)*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
 )
 _MIXED_SLASH = re.compile(r"(?<![\d./^_])(-?)(\d+)\s+(\d+)\s*/\s*(\d+)(?![\d./])")
+_BOLD_NUMBER = re.compile(r"\\(?:mathbf|boldsymbol|bm)\s*\{\s*(-?[\d.,]+)\s*\}")  # not \mathbf{v}
+_COLOURED = re.compile(r"\\(?:textcolor|colorbox)\s*\{[^{}]*\}\s*\{([^{}]*)\}")
+_COLOUR_SWITCH = re.compile(r"\\color\s*\{[^{}]*\}\s*")
+_ALIGNED = re.compile(
+    r"\\begin\{(aligned|align\*?|gathered|gather\*?|split)\}(.*?)\\end\{\1\}", re.DOTALL
+)
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:(?:\{,\}|,)\d{3})+)(?![\d,]|\{,\})")
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])([1-9]\d{0,2}(?:\.\d{3})+)(?![\d.,])")
 _NUMBER_WORD_LIST = (
@@ -158,6 +164,31 @@ def unicode_to_latex(text: str) -> str:
 
 def _braced_root(root: re.Match) -> str:
     return f"\\sqrt{root.group(1) or ''}{{{root.group(2)}}}"
+
+
+def latex_layout(text: str) -> str:
+    """Layout around an answer, undone: colour (``\\textcolor{red}{65^\\circ}``,
+    ``\\colorbox{yellow}{12}``, ``{\\color{blue} 7}``), a number set in bold
+    (``\\mathbf{0.375}``; ``\\mathbf{v}`` stays a vector) and an aligned environment of rows
+    (``\\begin{aligned} x &= 3 \\\\ y &= -1 \\end{aligned}`` is "x = 3, y = -1"; a row that
+    opens on "=" continues the row before)."""
+    if "\\mathbf" in text or "\\boldsymbol" in text or "\\bm" in text:
+        text = _BOLD_NUMBER.sub(r"\1", text)
+    if "color" in text:
+        text = _COLOUR_SWITCH.sub("", _COLOURED.sub(r"\1", text))
+    if "\\begin" not in text:
+        return text
+    return _ALIGNED.sub(_aligned_rows, text)
+
+
+def _aligned_rows(match: re.Match) -> str:
+    rows = [
+        row.replace("&", "").strip() for row in re.split(r"\\\\(?:\[[^\]]*\])?", match.group(2))
+    ]
+    joined = ""
+    for row in filter(None, rows):
+        joined += f" {row}" if not joined or row.startswith("=") else f", {row}"
+    return joined.strip()
 
 
 def plain_markup(text: str) -> str:
@@ -338,8 +369,9 @@ def set_builder(text: str) -> str:
 
 def scale_words(text: str) -> str:
     """``2.5 million`` is ``2.5\\times 10^{6}``; ``3 thousand``, ``1.2 billion``, ``10.8 万``
-    (ten thousands), ``3 亿`` (hundred millions), ``1,2 Milliarden`` and ``$2.5M`` alike; a number written in myriads with
-    more after them ("4万5800", "3만 5천") is its digits."""
+    (ten thousands), ``3 亿`` (hundred millions), ``2.42 लाख`` (hundred thousands), ``1,2
+    Milliarden``, ``45 ribu`` and ``$2.5M`` alike; a number written in myriads with more after
+    them ("4万5800", "3만 5천") is its digits."""
     text = _MONEY_SCALE.sub(
         lambda m: f"{m.group(1)}\\times 10^{{{_MONEY_SCALE_EXPONENTS[m.group(2).lower()]}}}", text
     )
@@ -350,7 +382,7 @@ def scale_words(text: str) -> str:
         ),
         text,
     )
-    if "illion" not in text and "housand" not in text and not _CJK_SCALE_HINT.search(text):
+    if not _SCALE_HINT.search(text):
         return text
     text = _MYRIADS.sub(_myriads_value, text)
     return _SCALE_WORD.sub(
@@ -707,10 +739,22 @@ _SCALE_EXPONENTS = {
     "萬": 4,
     "亿": 8,
     "億": 8,
+    # India's lakh and crore, in English and Hindi, written with a decimal point
+    "lakh": 5,
+    "lakhs": 5,
+    "crore": 7,
+    "crores": 7,
+    "हज़ार": 3,
+    "हजार": 3,
+    "लाख": 5,
+    "करोड़": 7,
 }
 _SCALE_WORD = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(thousand\b|million\b|billion\b|trillion\b|万|萬|亿|億)", re.IGNORECASE
+    r"(\d+(?:\.\d+)?)\s*(thousand\b|million\b|billion\b|trillion\b|万|萬|亿|億|lakhs?\b|crores?\b"
+    r"|हज़ार|हजार|लाख|करोड़)",
+    re.IGNORECASE,
 )
+_SCALE_HINT = re.compile("illion|housand|lakh|crore|[万萬亿億만억천千]|हज़ार|हजार|लाख|करोड़")
 # The same in languages that write a decimal comma ("1,2 Milliarden", "2,5 Mio.", "3 mln"):
 # there a comma in the number is a decimal one. German "Billion" and Spanish "billón" are
 # 10^12 (the long scale), so English "billion" is left to the pattern above.
@@ -724,6 +768,10 @@ _DECIMAL_SCALE_EXPONENTS = {
         9,
     ),
     **dict.fromkeys("billionen billones billón".split(), 12),
+    # Indonesian, Vietnamese, Russian, Turkish, Spanish and Portuguese: "Rp45 ribu", "3 triệu"
+    **dict.fromkeys("ribu nghìn ngàn тыс тысяч тысячи mil bin".split(), 3),
+    **dict.fromkeys("juta triệu млн milyon".split(), 6),
+    **dict.fromkeys("miliar tỷ млрд milyar".split(), 9),
 }
 _DECIMAL_SCALE_WORD = re.compile(
     r"(\d+(?:,\d+)?)\s*("
@@ -736,7 +784,6 @@ _MONEY_SCALE_EXPONENTS = {"k": 3, "m": 6, "mm": 6, "mn": 6, "b": 9, "bn": 9}
 _MONEY_SCALE = re.compile(
     r"((?:\\?\$|€|£|¥)\s*\d+(?:\.\d+)?)\s*(k|m|mm|mn|bn?)(?![A-Za-z])", re.IGNORECASE
 )
-_CJK_SCALE_HINT = re.compile("[万萬亿億만억천千]")
 # Digits with the CJK signs of 10^8, 10^4 and 10^3, at least two of them or one with digits
 # after it: "4万5800", "1亿2000万", "3만 5천".
 _MYRIAD_SIGNS = {"亿": 8, "億": 8, "억": 8, "万": 4, "萬": 4, "만": 4, "千": 3, "천": 3}
@@ -782,7 +829,7 @@ _PLAIN_FUNCTION = re.compile(
 )
 _SINE_AS_SEN = re.compile(r"\\operatorname\s*\{\s*sen\s*\}|(?<![A-Za-z\\])sen(?=[\s(^{])")
 _PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt\s*\(([^()]*)\)")  # "2 sqrt(3)"
-_PLAIN_PI = re.compile(r"(?<![A-Za-z\\])pi(?![A-Za-z])")  # "18pi", "90*pi"
+_PLAIN_PI = re.compile(r"(?<![^\W\d_])(?<!\\)pi(?![^\W\d_])")  # "18pi", "90*pi"; not "pièces"
 
 
 def plain_function_names(text: str) -> str:

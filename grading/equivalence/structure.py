@@ -9,11 +9,16 @@ near misses, a renamed variable, an unfinished factoring).
 
 from __future__ import annotations
 
+import re
+
 import sympy
 from latex2sympy2_extended.sets import FiniteSet as LatexFiniteSet
 
 from grading.equivalence import probe
 from grading.evaluators.symbolic import parse_answer
+
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
 def readings(value: object) -> list[object]:
@@ -246,6 +251,21 @@ def _solved(relation: object) -> bool:
     return any(isinstance(side, sympy.Symbol) for side in sides) and any(
         side.is_number for side in sides
     )
+
+
+def letter_cancels(text: str) -> bool:
+    """A written expression whose value has lost a letter it writes ("(x+1) - x" is 1): like
+    terms left uncombined."""
+    written = set(_LETTER.findall(_COMMAND.sub(" ", text)))
+    if not written:
+        return False
+    values = parse_answer(text).values
+    value = values[0] if values else None
+    if not isinstance(value, sympy.Expr):
+        return False
+    # one symbol per name: the parser may make "{x}" and "x" two symbols that do not cancel
+    value = value.xreplace({symbol: sympy.Symbol(symbol.name) for symbol in value.free_symbols})
+    return bool(written - {symbol.name for symbol in value.free_symbols})
 
 
 def common_factor_left(numerator: str, denominator: str) -> bool:

@@ -683,6 +683,7 @@ _SUBJECTS = frozenset(
 )
 # Words a concluding statement opens with and its verbs, whatever the question's words: "Hence
 # the system has infinitely many solutions" for "How many solutions does the system have?".
+_GUESS_WORDS = frozenset({"most", "likely", "probably", "possibly", "perhaps", "maybe"})
 _STATING_WORDS = frozenset(
     "so hence thus therefore is are has have there will be represents called named ist es est".split()
 )
@@ -723,8 +724,13 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     )
     if at is None:
         return False
+    # a guess ("It most likely diverges") names the gold; the hedge detector flags the guess
     rest = (
-        set(answer_words[:at] + answer_words[at + size :]) - _ARTICLES - _SUBJECTS - _STATING_WORDS
+        set(answer_words[:at] + answer_words[at + size :])
+        - _ARTICLES
+        - _SUBJECTS
+        - _STATING_WORDS
+        - _GUESS_WORDS
     )
     question = set(_TEXT_WORD.findall(problem.lower()))
     return not rest & _JOINS_OR_DENIES and rest <= question
@@ -936,6 +942,8 @@ def _lists_values(expression: str) -> bool:
     of "8,25"."""
     if _DECIMAL_COMMA.fullmatch(expression.strip()):
         return False
+    if ";" in expression and "," not in expression:
+        expression = expression.replace(";", ",")  # "4;\\ -1": values listed as in Russian
     # A spacing command inside a number goes ("32,\! 349"); "\ " after a comma spaces a list.
     return is_multi_part(thousands_separators(re.sub(r"\\[!,;:]|(?<=,)\s+", "", expression)))
 

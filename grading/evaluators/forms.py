@@ -17,7 +17,7 @@ from grading.answers import StatedAnswer
 from grading.equivalence.check import Comparison, chain_sides, compare_values
 from grading.equivalence.integer_sets import CONGRUENCE_MARK
 from grading.equivalence.rewrite import LATEX_SPACE, top_level_parts
-from grading.equivalence.structure import common_factor_left, factoring_incomplete
+from grading.equivalence.structure import common_factor_left, factoring_incomplete, letter_cancels
 from grading.evaluators.extraction import braced_argument
 from grading.units import other_unit_than_asked
 
@@ -534,6 +534,8 @@ def less_simplified(gold: str, answer: str) -> bool:
         denominator = braced_argument(answer, numerator[1]) if numerator else None
         if denominator and common_factor_left(numerator[0], denominator[0]):
             return True  # "\frac{(x-2)^2}{(x-2)(x+2)}" for "\frac{x-2}{x+2}"
+        if numerator and letter_cancels(numerator[0]):
+            return True  # "\frac{(x+1) - x}{(x+1)^2}": the numerator is 1
     for coefficient, denominator in _RADICAL_FRACTION.findall(answer):
         if gcd(int(coefficient), int(denominator)) > 1:
             return True  # "\frac{5\sqrt{10}}{10}" for "\frac{\sqrt{10}}{2}"

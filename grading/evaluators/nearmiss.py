@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import sympy
 
-from grading.answers import StatedAnswer, read_answer
+from grading.answers import HOUR_WORDS, MINUTE_WORDS, SECOND_WORDS, StatedAnswer, read_answer
 from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
 from grading.candidates.cues import SENTENCE_END
 from grading.candidates.sentences import what_is_asked
@@ -80,9 +80,13 @@ _ANGLE_WORDS = re.compile(r"\bangle|\bdegrees?\b|\bargument\b|\^\s*\{?\\circ|°"
 _PI = re.compile(r"\\pi|π")
 _FRACTION = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
 _TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
+# "2 h 25 min", "2 ore e 25 minuti", "1 Stunde und 5 Minuten", "37 min 30 s"
+_AND = r"(?:\s*,?\s*(?:and|und|y|e|et|и)\b)?"
 _COMPOUND_TIME = re.compile(
-    r"(?:(\d+(?:\.\d+)?)\s*(?:h|hours?|hrs?)\b)?\s*(?:(\d+(?:\.\d+)?)\s*(?:min|minutes?|m)\b)?"
-    r"\s*(?:(\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)\b)?",
+    rf"(?:(\d+(?:\.\d+)?)\s*(?:{HOUR_WORDS})(?![^\W\d_])){_AND}\s*"
+    rf"(?:(\d+(?:\.\d+)?)\s*(?:{MINUTE_WORDS}|m)(?![^\W\d_]))?{_AND}\s*"
+    rf"(?:(\d+(?:\.\d+)?)\s*(?:{SECOND_WORDS})(?![^\W\d_]))?"
+    rf"|(\d+(?:\.\d+)?)\s*(?:{MINUTE_WORDS})(?![^\W\d_]){_AND}\s*(\d+(?:\.\d+)?)\s*(?:{SECOND_WORDS})(?![^\W\d_])",
     re.IGNORECASE,
 )
 
@@ -1190,10 +1194,11 @@ def _compound_time(text: str) -> tuple[Fraction, ...]:
     """ "37 min 30 s" as 37.5 minutes, 2250 seconds and 0.625 hours; () when not compound."""
     text = _TEXT_WRAPPER.sub(r"\1", text)  # "2 \text{ hours } 45 \text{ minutes}"
     for match in _COMPOUND_TIME.finditer(text):
-        parts = [Fraction(p) if p else None for p in match.groups()]
+        hours, minutes, seconds, alone_minutes, alone_seconds = match.groups()
+        parts = [hours, minutes or alone_minutes, seconds or alone_seconds]
         if sum(p is not None for p in parts) < 2:
             continue
-        hours, minutes, seconds = (p or Fraction(0) for p in parts)
+        hours, minutes, seconds = (Fraction(p) if p else Fraction(0) for p in parts)
         total_seconds = hours * 3600 + minutes * 60 + seconds
         return (total_seconds / 3600, total_seconds / 60, total_seconds)
     return ()

@@ -34,7 +34,7 @@ DATA_FLOORS = {
     "heldout_realistic_G.jsonl": (4, 35),
     "heldout_peer_H.jsonl": (1, 32),
     "heldout_mixed_J.jsonl": (1, 48),
-    "heldout_realistic_I.jsonl": (1, 31),
+    "heldout_realistic_I.jsonl": (1, 32),
     "heldout_realistic_K.jsonl": (3, 43),
     "heldout_realistic_L.jsonl": (5, 49),
     "heldout_realistic_M.jsonl": (1, 37),
@@ -125,7 +125,7 @@ DATA_FLOORS = {
     "heldout_realistic_BS.jsonl": (3, 31),
     "heldout_mixed_BT.jsonl": (0, 52),
     "heldout_realistic_BU.jsonl": (0, 37),
-    "heldout_mixed_BV.jsonl": (3, 49),
+    "heldout_mixed_BV.jsonl": (3, 51),
     # Written after BS to BV: 6, 11, 4 and 8 silent errors on arrival (BX, programs' printed
     # output: several values printed, floats printed in full, a given number factored).
     "heldout_realistic_BW.jsonl": (3, 32),
@@ -137,7 +137,7 @@ DATA_FLOORS = {
     "heldout_realistic_CA.jsonl": (2, 36),
     "heldout_mixed_CB.jsonl": (1, 35),
     "heldout_realistic_CC.jsonl": (2, 46),
-    "heldout_mixed_CD.jsonl": (2, 69),
+    "heldout_mixed_CD.jsonl": (1, 70),
     # Written after CA to CD: 4, 3, 6 and 0 silent errors on arrival (the fewest yet).
     "heldout_realistic_CE.jsonl": (3, 35),
     "heldout_mixed_CF.jsonl": (1, 46),
@@ -228,10 +228,14 @@ DATA_FLOORS = {
     "heldout_mixed_ER.jsonl": (7, 38),
     "heldout_realistic_ES.jsonl": (6, 34),
     "heldout_mixed_ET.jsonl": (6, 40),
-    "heldout_realistic_EU.jsonl": (4, 28),
+    "heldout_realistic_EU.jsonl": (3, 29),
     "heldout_mixed_EV.jsonl": (8, 25),
     "heldout_realistic_EW.jsonl": (9, 38),
     "heldout_mixed_EX.jsonl": (6, 39),
+    "heldout_realistic_EY.jsonl": (8, 41),
+    "heldout_mixed_EZ.jsonl": (5, 24),
+    "heldout_realistic_FA.jsonl": (6, 27),
+    "heldout_mixed_FB.jsonl": (2, 53),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

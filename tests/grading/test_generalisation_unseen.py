@@ -4924,3 +4924,76 @@ def test_a_letter_named_after_the_value_that_is_another_options_is_a_mismatch():
     problem = "Which is $\\dfrac{d}{dx}(x e^x)$? (A) $e^x$ (B) $(1+x)e^x$ (C) $x e^x$ (D) $1 + e^x$"
     output = "By the product rule the derivative is $e^x + x e^x = (1+x)e^x$.\nThat is option (D).\n\nAnswer: (D)"
     assert "letter_value_mismatch" in reasons(grade("\\text{(B)}", output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        (
+            "23000",
+            "Preis nach Rabatt: 25'000 − 2'000 = CHF 23'000\n\nDie Antwort lautet: CHF 23'000.",
+        ),
+        ("30000", "En 24 jours : 1 250 × 24 = 30 000 pièces.\nRéponse : 30 000 pièces."),
+        ("45000", "Jadi, Ibu harus membayar Rp45 ribu."),
+        ("242000", "2 साल बाद जनसंख्या = 2,42,000\nउत्तर: 2.42 लाख"),
+    ],
+)
+def test_local_thousands_currencies_and_scale_words_are_read(gold, output):
+    assert grade(gold, output).evaluation("answer_check").verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("65", "$\\angle C = 180^\\circ - 47^\\circ - 68^\\circ = \\textcolor{red}{65^\\circ}$"),
+        ("(3,-1)", "$$\\boxed{\\begin{aligned} x &= 3 \\\\ y &= -1 \\end{aligned}}$$"),
+        ("\\frac{3}{8}", "Probability $= 3 \\div 8 = \\colorbox{yellow}{$\\mathbf{0.375}$}$"),
+    ],
+)
+def test_colour_bold_numbers_and_aligned_rows_are_layout(gold, output):
+    assert grade(gold, output).evaluation("answer_check").verdict is Verdict.CORRECT
+
+
+def test_values_listed_with_a_semicolon_where_one_is_asked_are_several_answers():
+    problem = "Решите уравнение $|2x - 3| = 5$. В ответе укажите больший корень."
+    output = "1) $x = 4$;\n2) $x = -1$.\nОтвет: $4;\\ -1$."
+    assert "multiple_answers" in reasons(grade("4", output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "problem"),
+    [
+        ("\\frac{3}{8}", "The probability is $\\tfrac{m}{n}$ in lowest terms. Find $m+n$."),
+        ("(3,2)", "已知 $x + y = 5$，$x - y = 1$，求 $xy$ 的值。"),
+        ("6", "How many edges does a triangular prism have?"),
+        ("10", "Find the sum of the squares of the roots of $x^2 - 7x + 10 = 0$."),
+    ],
+)
+def test_a_gold_that_cannot_answer_its_question_is_suspect(gold, problem):
+    assert "gold_suspect" in reasons(
+        grade(gold, "So the answer is $\\boxed{29}$.", problem=problem)
+    )
+
+
+def test_a_guess_that_names_the_gold_is_right_and_hedged():
+    output = "By limit comparison with $\\sum 1/n$ …\n\n**Answer: It most likely diverges.**"
+    result = grade("\\text{Diverges}", output)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert "hedged" in reasons(result)
+
+
+def test_like_terms_left_in_a_numerator_are_not_simplified():
+    problem = "Find $f'(x)$ for $f(x) = \\dfrac{x}{x+1}$. Simplify your answer."
+    output = "**Final Answer:** $f'(x) = \\dfrac{(x+1) - x}{(x+1)^2}$"
+    result = grade("\\frac{1}{(x+1)^2}", output, problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert "form_differs" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    "answer", ["2 ore e 25 minuti", "2 horas y 25 minutos", "2 hours and 25 minutes"]
+)
+def test_hours_and_minutes_for_a_count_of_minutes_are_another_unit(answer):
+    problem = "A train leaves at 14:45 and arrives at 17:10. How many minutes does the trip take?"
+    result = grade("145", f"The trip takes **{answer}**.", problem=problem)
+    assert result.needs_review

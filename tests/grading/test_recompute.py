@@ -18,6 +18,11 @@ from grading.recompute import contradicts
         ("900", "What is the least common multiple of 90 and 150?", True),
         ("145", "What is $180^\\circ - 35^\\circ$?", False),  # degrees stay degrees outside trig
         ("35", "What is $180^\\circ - 35^\\circ$?", True),
+        ("8", "How many edges does a cube have?", True),  # its vertices
+        ("12", "How many edges does a cube have?", False),
+        ("5", "How many faces does a square pyramid have?", False),
+        ("10", "Find the sum of the squares of the roots of $x^2 - 7x + 10 = 0$.", True),
+        ("29", "Find the sum of the squares of the roots of $x^2 - 7x + 10 = 0$.", False),
         ("(x-2)(x+4)", "Factor $x^2 - 2x - 8$.", True),
         ("(x-4)(x+2)", "Factor $x^2 - 2x - 8$.", False),
         ("x^2-3x-10", "Expand $(x+2)(x-5)$.", False),
