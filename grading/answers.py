@@ -202,7 +202,8 @@ HOUR_WORDS = (
 MINUTE_WORDS = r"min|minutes?|minuten?|minutos?|minuti|минут[аы]?|мин|分钟|分鐘|分|분|phút"
 SECOND_WORDS = r"s|sec|seconds?|sekunden?|segundos?|secondes?|secondi|секунд[аы]?|сек|秒|초|giây"
 _COMPOUND_TIME = re.compile(
-    rf"(\d+)\s*({HOUR_WORDS}|{MINUTE_WORDS})(?![A-Za-zА-Яа-яäöüé])\s*,?\s*(?:(?:and|und|y|e|et|и)\s+)?"
+    rf"(\d+)\s*({HOUR_WORDS}|{MINUTE_WORDS})(?![A-Za-zА-Яа-яäöüé])\s*,?\s*"
+    r"(?:(?:and|und|y|e|et|и)\s+)?"
     rf"(\d+)\s*({MINUTE_WORDS}|{SECOND_WORDS})(?![A-Za-zА-Яа-яäöüé])",
     re.IGNORECASE,
 )

@@ -67,8 +67,12 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return True  # "\pm 12" for "the principal square root of 144", or for √144 itself
     if _EQUATION_ASKED.search(question) and _NUMERIC.match(bare):
         return True  # 3 for "the equation of the tangent line": its slope, not the line
-    if _SUM_OF_LETTERS_ASKED.search(question) and not _INTEGER.fullmatch(bare):
-        return True  # 3/8 for "… is m/n … Find m + n": the fraction, not the sum asked for
+    if _SUM_OF_LETTERS_ASKED.search(question) and (
+        "=" in bare or (_INTEGERS_NAMED.search(problem) and not _INTEGER.fullmatch(bare))
+    ):
+        # 3/8 for "… is m/n, m and n relatively prime … Find m + n", "a = -7, b = 6" for a + b:
+        # the parts, not the sum asked for
+        return True
     if _ONE_VALUE_ASKED.search(question) and _PAIR.fullmatch(bare):
         return True  # (3, 2) for "求 $xy$ 的值", "Find the value of $xy$": x and y, not xy
     if recompute.contradicts(text, problem):
@@ -81,6 +85,7 @@ _SUM_OF_LETTERS_ASKED = re.compile(
     r"\b(?:find|compute|what\s+is)\s+\$\s*[a-z]\s*\+\s*[a-z](?:\s*\+\s*[a-z])*\s*\$", re.IGNORECASE
 )
 _INTEGER = re.compile(r"-?\d+")
+_INTEGERS_NAMED = re.compile(r"relatively\s+prime|\bcoprime|lowest\s+terms|\bintegers\b", re.I)
 # "Find the value of $xy$", "求 $xy$ 的值": one value of an expression with no comma in it.
 _ONE_VALUE_ASKED = re.compile(
     r"\b(?:find|compute|determine|what\s+is)\s+the\s+value\s+of\s+\$[^$,(]+\$|求\s*\$[^$,(]+\$\s*的值",

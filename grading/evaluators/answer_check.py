@@ -681,9 +681,10 @@ _SUBJECTS = frozenset(
     "answer limit value result solution it this integral series sequence sum function system"
     " die der das reihe folge funktion la le el il serie série suite fonction función".split()
 )
+# Words that make a statement a guess ("It most likely diverges"); the hedge detector flags it.
+_GUESS_WORDS = frozenset({"most", "likely", "probably", "possibly", "perhaps", "maybe"})
 # Words a concluding statement opens with and its verbs, whatever the question's words: "Hence
 # the system has infinitely many solutions" for "How many solutions does the system have?".
-_GUESS_WORDS = frozenset({"most", "likely", "probably", "possibly", "perhaps", "maybe"})
 _STATING_WORDS = frozenset(
     "so hence thus therefore is are has have there will be represents called named ist es est".split()
 )
@@ -724,7 +725,6 @@ def _names_the_gold(gold: str, expression: str, problem: str) -> bool:
     )
     if at is None:
         return False
-    # a guess ("It most likely diverges") names the gold; the hedge detector flags the guess
     rest = (
         set(answer_words[:at] + answer_words[at + size :])
         - _ARTICLES

@@ -86,7 +86,8 @@ _COMPOUND_TIME = re.compile(
     rf"(?:(\d+(?:\.\d+)?)\s*(?:{HOUR_WORDS})(?![^\W\d_])){_AND}\s*"
     rf"(?:(\d+(?:\.\d+)?)\s*(?:{MINUTE_WORDS}|m)(?![^\W\d_]))?{_AND}\s*"
     rf"(?:(\d+(?:\.\d+)?)\s*(?:{SECOND_WORDS})(?![^\W\d_]))?"
-    rf"|(\d+(?:\.\d+)?)\s*(?:{MINUTE_WORDS})(?![^\W\d_]){_AND}\s*(\d+(?:\.\d+)?)\s*(?:{SECOND_WORDS})(?![^\W\d_])",
+    rf"|(\d+(?:\.\d+)?)\s*(?:{MINUTE_WORDS})(?![^\W\d_]){_AND}\s*"
+    rf"(\d+(?:\.\d+)?)\s*(?:{SECOND_WORDS})(?![^\W\d_])",
     re.IGNORECASE,
 )
 

@@ -4997,3 +4997,8 @@ def test_hours_and_minutes_for_a_count_of_minutes_are_another_unit(answer):
     problem = "A train leaves at 14:45 and arrives at 17:10. How many minutes does the trip take?"
     result = grade("145", f"The trip takes **{answer}**.", problem=problem)
     assert result.needs_review
+
+
+def test_a_fraction_for_a_sum_of_letters_that_need_not_be_integers_is_no_suspect():
+    problem = "If $2a = 3$ and $b = 1$, find $a+b$."
+    assert "gold_suspect" not in reasons(grade("\\frac{5}{2}", "$\\boxed{3}$", problem=problem))
