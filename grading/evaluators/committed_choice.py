@@ -380,6 +380,9 @@ _DENIED = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
 _OPTION_MENTION = re.compile(r"\(?\b[A-E]\)|\b[A-E]\s*[:.]\s|\boptions?\b", re.IGNORECASE)
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")  # between sentences, or lines
+
+
 def _last_result(working: str) -> str:
     """The number the working's last sentence ends on ("… so 24 / 2 = 12." just before "The
     answer is (D)"); none when the working goes through the options, or the sentence denies
@@ -388,7 +391,7 @@ def _last_result(working: str) -> str:
         return ""
     sentences = [
         s
-        for s in re.split(r"(?<=[.!?])\s+|\n", working)
+        for s in _SENTENCE_BREAK.split(working)
         if not (_CONNECTIVE.fullmatch(s) or _LEAD_IN.fullmatch(s))
     ]
     if not sentences or _DENIED.search(sentences[-1]):
@@ -418,7 +421,7 @@ def _restated_value(after: str) -> str:
 def _value_named_before(text: str) -> str:
     """The value a sentence states just before it names its option ("So the range is
     $[4, \\infty)$, which is" before "option A"); none when the sentence names no value."""
-    sentence = re.split(r"(?<=[.!?])\s+|\n", text)[-1]
+    sentence = _SENTENCE_BREAK.split(text)[-1]
     naming = _NAMING_TAIL.search(sentence)
     return read_answer(sentence[: naming.start()]).expression if naming else ""
 
@@ -436,7 +439,7 @@ _NAMING_LOOKBACK = 3  # sentences
 def _value_before_naming(text: str) -> str:
     """The value the sentence before a naming sentence ends on ("… = ln x + 1." before "This
     matches choice (D)."); none where no such pair closes the text."""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", text) if s.strip()]
+    sentences = [s for s in _SENTENCE_BREAK.split(text) if s.strip()]
     for index in range(len(sentences) - 1, max(0, len(sentences) - _NAMING_LOOKBACK), -1):
         if _NAMING_SENTENCE.match(sentences[index]):
             side = _LAST_SIDE.search(sentences[index - 1])
