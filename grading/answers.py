@@ -401,9 +401,22 @@ _BOUND_IN_WORDS = re.compile(
 )
 
 
+# "x is non-negative": a bound by zero in one word.
+_SIGN_WORD = re.compile(r"\b(non-?negative|non-?positive|positive|negative)\b", re.IGNORECASE)
+_SIGN_BOUNDS = {
+    "nonnegative": "at least 0",
+    "nonpositive": "at most 0",
+    "positive": "greater than 0",
+    "negative": "less than 0",
+}
+
+
 def bound_in_words(text: str) -> str:
-    """``x < 5`` for "all real x strictly less than 5", "x ist größer als 4" and the like: a
-    sentence that bounds the variable in words states an inequality ("" when it does not)."""
+    """``x < 5`` for "all real x strictly less than 5", "x ist größer als 4", "x is
+    non-negative" and the like: a sentence that bounds the variable in words states an
+    inequality ("" when it does not)."""
+    if "tive" in text:
+        text = _SIGN_WORD.sub(lambda m: _SIGN_BOUNDS[m.group(1).lower().replace("-", "")], text)
     if not any(hint in text for hint in _RELATION_HINTS):
         return ""
     marked = _RELATION_WORD.sub(lambda m: f"\x00{m.lastgroup[1:]}\x00", text)

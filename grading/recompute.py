@@ -89,6 +89,20 @@ _PLATONIC = {
     "cube": (8, 12, 6), "tetrahedron": (4, 6, 4), "octahedron": (6, 12, 8),
     "dodecahedron": (20, 30, 12), "icosahedron": (12, 30, 20),
 }  # fmt: skip
+# "What is the surface area of a sphere with radius $6$? Express your answer in terms of $\pi$."
+_ROUND_MEASURE = re.compile(
+    r"^\s*(?:what\s+is|find|compute|calculate|determine)\s+the\s+(surface\s+area|volume|area"
+    r"|circumference)\s+of\s+an?\s+(sphere|circle)\s+(?:with|of|whose)\s+(radius|diameter)"
+    r"\s+(?:is\s+|of\s+)?\$?\s*(\d{1,4})\s*\$?(?:\s*(?:units?|cm|m|mm|inches|feet|ft|meters))?"
+    r"\s*[?.]\s*(?:express\s+your\s+answer\s+in\s+terms\s+of\s+\$?\\pi\$?\s*\.?)?\s*$",
+    re.IGNORECASE,
+)
+_ROUND_FORMULAS = {
+    ("sphere", "surface area"): lambda r: 4 * sympy.pi * r**2,
+    ("sphere", "volume"): lambda r: sympy.Rational(4, 3) * sympy.pi * r**3,
+    ("circle", "area"): lambda r: sympy.pi * r**2,
+    ("circle", "circumference"): lambda r: 2 * sympy.pi * r,
+}
 # Notation SymPy's reading gets wrong or cannot bound: repeating decimals, residues, ellipses,
 # and powers whose size is not written out (a tower of exponents, a huge exponent).
 _UNREADABLE = re.compile(
@@ -156,6 +170,8 @@ def _contradicts(gold: str, question: str) -> bool:
         return _differs(_sum_or_product(match.group(3), product=product, power=power), gold)
     if match := _SOLID_COUNT.match(question):
         return _differs(sympy.Integer(_solid_count(*match.groups())), gold)
+    if match := _ROUND_MEASURE.match(question):
+        return _differs(_round_measure(*match.groups()), gold)
     return False
 
 
@@ -305,6 +321,14 @@ def _solid_count(what: str, base: str | None, kind: str | None, regular: str | N
         else (sides + 1, 2 * sides, sides + 1)
     )
     return counts[index]
+
+
+def _round_measure(measure: str, shape: str, length: str, size: str) -> sympy.Expr | None:
+    """The measure of a sphere or circle of the given radius or diameter; None where the shape
+    has no such measure (the volume of a circle)."""
+    formula = _ROUND_FORMULAS.get((shape.lower(), " ".join(measure.lower().split())))
+    radius = sympy.Integer(size) / (2 if length.lower() == "diameter" else 1)
+    return formula(radius) if formula is not None else None
 
 
 def _sum_or_product(equation: str, *, product: bool, power: int = 1) -> sympy.Expr | None:

@@ -294,10 +294,12 @@ _ASKED_NAME = re.compile(
     re.IGNORECASE,
 )
 # A measure's name says less than what it measures: "What is the length of the longer leg?"
-# is answered "the longer leg is $5\sqrt{3}$ and the shorter leg is $5$".
-_MEASURE_NAMES = frozenset("length measure size".split())
+# is answered "the longer leg is $5\sqrt{3}$ and the shorter leg is $5$"; "Find the
+# coordinates of the focus" by "the focus is at $(0, 2)$ and the directrix is $y = -2$".
+_MEASURE_NAMES = frozenset("length measure size coordinates location position".split())
 _MEASURED = re.compile(
-    r"\b(?:length|measure|size)\s+of\s+(?:the\s+|its\s+)?((?:[a-z]+[\s-]){0,2}?[a-z]{3,})"
+    r"\b(?:length|measure|size|coordinates|location|position)\s+of\s+(?:the\s+|its\s+)?"
+    r"((?:[a-z]+[\s-]){0,2}?[a-z]{3,})"
     r"(?=\s+(?:of|for|in|on|that|when|if|at)\b|\s*[?.,]|\s*$)",
     re.IGNORECASE,
 )
@@ -386,10 +388,11 @@ def _assignment(sentence: str, begin: int, variable: str) -> Candidate | None:
 _GIVEN_VALUE = r"(?:\x00+|[-−]?\$?\d(?:[\d.]|,\d{3})*[^\s,;()]*|\([^()]{1,40}\)|\*\*[^*]{1,40}\*\*)"
 _VALUES = re.compile(_GIVEN_VALUE)
 # It goes on: "the roots are $2$ and $3$" names two values; "3 to 2", "4 in 13" and "3 out of
-# 10" are one.
+# 10" are one, and so is a factor of a product ("inverse = (1/2)·[[2, −2], [−3, 4]]").
 _VALUE_GOES_ON = re.compile(
     r"\s*[,;]?\s*(?:(?:and|or|to|by|x|in|out\s+of|over|per|times)\s|[&:/×+\-−–]|\\times)?\s*"
     + _GIVEN_VALUE
+    + r"|\s*(?:[·×*^]|\\cdot(?![A-Za-z])|\\times(?![A-Za-z]))"
 )
 # Another value offered after it: "the sum is $592$ (or $555$ if …)".
 _OFFERED = re.compile(r"\b(?:or|if|unless|either)\b", re.IGNORECASE)
@@ -460,7 +463,9 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     words = r"[\s-]+".join(re.escape(word) for word in name.split())
     return re.compile(
         rf"\b{words}\b(?:\s+of\s+[^,;.\x00]{{1,40}}?\s+{_STATING_VERB}"
-        rf"|\s*(?:{_STATING_VERB}(?:\s+(?:located\s+)?at\b)?|=|:)?)\s*({_GIVEN_VALUE})",
+        rf"|\s*(?:{_STATING_VERB}(?:\s+(?:located\s+)?at\b)?|=|:)?)"
+        # "the focus is at the point $F = (0, 2)$"
+        rf"(?:\s*the\s+point)?(?:\s*(?-i:[A-Z])\s*=)?\s*({_GIVEN_VALUE})",
         re.IGNORECASE,
     )
 

@@ -140,6 +140,8 @@ def compare(gold: str, answer: str) -> bool | None:
         answer_seconds = _duration(answer)
         if answer_seconds is None and (clock := _HOURS_AND_MINUTES.fullmatch(answer)) is not None:
             hours, minutes, seconds = (int(part or 0) for part in clock.groups())
+            if not clock.group(3) and hours * 60 + minutes == gold_seconds:
+                return True  # "7:44" for "7 minutes 44 seconds": a lap time, minutes first
             answer_seconds = hours * 3600 + minutes * 60 + seconds
         return answer_seconds == gold_seconds if answer_seconds is not None else None
     return None

@@ -310,7 +310,8 @@ def _grade_math(
         some = on_the_curve is relation.OnTheCurve.SOME_BRANCHES
         comparison = Comparison(True, "numeric_probe", positive_only=some)
     bound = (
-        bound_in_words(stated.raw)
+        # "whenever $x$ is non-negative": the variable may be named before the answer's words
+        bound_in_words(stated.raw) or bound_in_words(sentence_of(sample.output, final))
         if not comparison.equal and kind is AnswerType.INTERVAL_OR_SET
         else ""
     )
@@ -332,6 +333,14 @@ def _grade_math(
         if described:
             comparison = Comparison(True, "real_set")
             shown = {**shown, "extracted": described.strip(), "extracted_latex": described.strip()}
+    proportion = _proportion(stated.raw) if not comparison.equal else ""
+    if (
+        proportion
+        and _compare(compared_gold, replace(stated, expression=proportion, units="")).equal
+    ):
+        # "3 out of 8 slices" where the fraction 3/8 is the gold: the count of a total
+        comparison = Comparison(True, "proportion")
+        shown = {**shown, "extracted": proportion, "extracted_latex": proportion}
     asked_one = _one_asked(sample.problem) if not comparison.equal else ""
     if asked_one and one_of_many(compared_gold, stated.expression, asked_one):
         # "Find an eigenvector": (1/√2, 1/√2) for (1, 1); "a basis", "an antiderivative"
@@ -1183,14 +1192,31 @@ def _parts_named_as_in_gold(text: str, gold: str) -> tuple[str, str] | None:
     return ", ".join(gold_parts.values()), ", ".join(values)
 
 
+_OUT_OF = re.compile(r"(?<![\d.,])(\d+)\s+out\s+of\s+(\d+)(?![\d.,])")
+
+
+def _proportion(raw: str) -> str:
+    """``\\frac{3}{8}`` for "3 out of 8 slices"; "" for a text that counts no total."""
+    found = _OUT_OF.search(raw) if "out of" in raw else None
+    return f"\\frac{{{found.group(1)}}}{{{found.group(2)}}}" if found else ""
+
+
+# A part named without a colon: "Center (2, -3)", "radius 5", "radius is 5".
+# The value is mathematics alone: "25% or 20%" and "-12 and -5" go on in words.
+_LABEL_BEFORE_VALUE = re.compile(
+    r"^\s*([A-Za-z][A-Za-z\- ]{1,30}?)\s+(?:is\s+|=\s*)?([-−(\[\d\\](?!.*[A-Za-z]{2}).*)$"
+)
+
+
 def _parts_labelled_in_sentence(sentence: str, gold: str) -> tuple[str, str] | None:
     """The gold's values and the sentence's, when the sentence labels each of as many parts
-    as the gold has ("Center: (−3, 2), radius: 5" for "(-3,2),\\ r=5")."""
+    as the gold has ("Center: (−3, 2), radius: 5" or "Center (2, -3), radius 5" for
+    "(-3,2),\\ r=5")."""
     gold_parts = top_level_parts(gold.replace("\\ ", " "))
     pieces = top_level_parts(sentence.replace("$", "").strip(" .*"))
     if len(gold_parts) < 2 or len(pieces) != len(gold_parts):
         return None
-    labelled = [_LABELLED_LINE.match(piece) for piece in pieces]
+    labelled = [_LABELLED_LINE.match(piece) or _LABEL_BEFORE_VALUE.match(piece) for piece in pieces]
     if not all(labelled):
         return None
     gold_values = ", ".join(read_answer(part).expression for part in gold_parts)

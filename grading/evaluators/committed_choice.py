@@ -137,6 +137,12 @@ def grade_choice(
         answer, signals = _committed_letter(sample, candidates)
     if answer is None:
         return {"status": Status.NO_ANSWER, "gold_latex": expected, "signals": tuple(signals)}
+    if (
+        kind is AnswerType.LETTER
+        and answer != expected
+        and _same_value(sample.problem, answer, expected)
+    ):
+        signals.append("many_answers")  # "(A) 1/2 (B) 0.5": the other letter is as right
     return {
         "misread": _choice_misreads(answer, kind, candidates, evaluations),
         "status": Status.OK,
@@ -148,6 +154,22 @@ def grade_choice(
         "gold_latex": expected,
         "signals": tuple(dict.fromkeys(signals)),
     }
+
+
+_DECIMAL_COMMA = re.compile(r"\d,\d")
+
+
+def _same_value(problem: str, letter: str, other: str) -> bool:
+    """Two options of the problem have the same value (a flawed question)."""
+    listed = options.problem_options(problem)
+    if (
+        letter not in listed
+        or other not in listed
+        or _DECIMAL_COMMA.search(" ".join(listed.values()))
+    ):
+        return False  # "(A) 0,6 (B) 6": a comma that may be a decimal point
+    value, other_value = (read_answer(listed[key]).expression for key in (letter, other))
+    return bool(value and other_value) and compare_values(value, other_value).equal
 
 
 def _choice_misreads(
@@ -223,28 +245,16 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
             value = _FULL_WIDTH_BRACKETS.sub(r"\1", options.strip_letter(final.text))
             end = text_end(sample.output, final)
             after = sample.output[end:] if end is not None else ""
+            working = _working_before(sample.output, final)
             named = (
                 _option_with_value(listed, value)
-                or _option_with_value(
-                    listed,
-                    _last_result(sample.output[max(0, final.start - _RESULT_REACH) : final.start]),
-                )
+                or _option_with_value(listed, _last_result(working))
                 # "Answer: (B)" and then the working, which ends on (D)'s value
                 or _option_with_value(listed, _last_result(after[-_RESULT_REACH:]))
                 # "So the range is $[4, \infty)$, which is option A."
-                or _option_with_value(
-                    listed,
-                    _value_named_before(
-                        sample.output[max(0, final.start - _RESULT_REACH) : final.start]
-                    ),
-                )
+                or _option_with_value(listed, _value_named_before(working))
                 # "… = ln x + 1." then "This matches choice (D).": the value of the sentence before
-                or _option_with_value(
-                    listed,
-                    _value_before_naming(
-                        sample.output[max(0, final.start - _RESULT_REACH) : final.start]
-                    ),
-                )
+                or _option_with_value(listed, _value_before_naming(working))
                 # "The answer is (C): the diagonals are perpendicular.", (D)'s text
                 or _option_said(listed, value)
                 # "Answer: A. No", where "No" is (B)
@@ -332,7 +342,10 @@ def _doubt_after(output: str, final: Candidate) -> re.Match | None:
 
 # How far before the committed letter the result it should name is looked for.
 _RESULT_REACH = 300
-_LONE_LETTER = re.compile(r"[\s*(]*([a-e])[\s.)*]*", re.IGNORECASE)
+# "b", "(C)", "\\text{A}" (a boxed letter in text mode)
+_LONE_LETTER = re.compile(
+    r"[\s*(]*(?:\\(?:text|textbf|mathrm|mathbf)\s*\{[\s(]*)?([a-e])[\s.)}*]*", re.IGNORECASE
+)
 # What opens the sentence of the answer itself ("So the answer is (C)"), not working.
 _CONNECTIVE = re.compile(r"\W*(?:so|thus|therefore|hence|then|and)?\W*", re.IGNORECASE)
 _TRUE_FALSE_INITIAL = re.compile(r"[\s*(]*([TF])[\s.)*]*")
@@ -381,6 +394,16 @@ _OPTION_MENTION = re.compile(r"\(?\b[A-E]\)|\b[A-E]\s*[:.]\s|\boptions?\b", re.I
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")  # between sentences, or lines
+
+
+# The opening of the box or emphasis the final letter sits in ("… = 3/2.\n\n$\boxed{\text{").
+_OPENING = re.compile(r"(?:\s|\$|\*\*|\\boxed\s*\{|\\(?:text|textbf|mathrm)\s*\{|\\\(|\\\[)*$")
+
+
+def _working_before(output: str, final: Candidate) -> str:
+    """The working the final answer follows, without the box or emphasis it opens."""
+    working = output[max(0, final.start - _RESULT_REACH) : final.start]
+    return working[: _OPENING.search(working).start()]
 
 
 def _last_result(working: str) -> str:

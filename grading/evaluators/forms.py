@@ -49,6 +49,7 @@ _INTERVAL_CONTEXT = re.compile(
 # fraction" is one in lowest terms, by the convention of MATH and AMC.
 _SIMPLIFY_REQUEST = re.compile(
     r"\bsimplif|\bsimplest|\bradical form|\blowest terms|\bfactor|\bexpand|\brationali[sz]e"
+    r"|\brational denominator"
     r"|\bcommon fraction|\breduced fraction|最简|既約|기약"
     r"|irréductible|irreducible|irredutível|gekürzt|несократим|ai minimi termini",
     re.IGNORECASE,

@@ -180,6 +180,13 @@ def near_miss_signals(
         found.append("two_readings")  # "f(x) = 1/2x": x/2 or 1/(2x), and the answer took one
     if _gold_under_another_reading(gold, sample.output):
         found.append("two_readings")  # "(If the three were distinct roles, it would be 1320.)"
+    if (
+        _TIMES_MORE.search(_question(sample.problem))
+        or _other_angle_between(gold, stated.expression, sample.problem)
+        or _odds_as_a_probability(gold, stated.expression, sample.problem)
+        or _intersection_for_union(gold, stated.expression)
+    ):
+        found.append("two_readings")
     if _one_coordinate(gold, stated, sample):
         found.append("partial_match")  # "x = 3" for the point (3, 0) where the line meets the axis
     if _values_without_order(gold, stated.expression) or _in_the_asked_order(
@@ -754,7 +761,8 @@ def _one_coordinate(gold: str, stated: StatedAnswer, sample: Sample) -> bool:
     if len(coordinates) != 2 or not compare_values(coordinates[index], stated.expression).equal:
         return False
     other, named = coordinates[1 - index], "y" if index == 0 else "x"
-    if other == "0" and re.search(rf"\b{stated.head}-?\s*axis\b", sample.problem, re.I):
+    # "the $y$-axis", "the \\(y\\)-axis", "the y axis"
+    if other == "0" and re.search(rf"\b{stated.head}(?:\$|\\\))?-?\s*axis\b", sample.problem, re.I):
         return True
     assigned = re.finditer(
         rf"(?<![A-Za-z\\]){named}\s*=\s*([-−]?\d+(?:\.\d+)?)(?![\d.])",
@@ -1099,6 +1107,55 @@ def _percent_for_proportion(gold: str, stated: StatedAnswer) -> bool:
         and not _PERCENT.search(gold)
         and _close(gold_value * 100, value)
     )
+
+
+# "three times more than Ann": three times as many, or Ann's and three times as many again.
+_TIMES_MORE = re.compile(
+    r"\b(?:\d+|twice|two|three|four|five|ten)\s+times\s+(?:more|less|fewer|larger|smaller|"
+    r"bigger|greater|higher|lower|longer|shorter|heavier|older|younger)(?:\s+[a-z]+){0,2}\s+than\b",
+    re.IGNORECASE,
+)
+_ANGLE_BETWEEN = re.compile(r"\bangles?\b[^.?]{0,30}?\bbetween\b", re.IGNORECASE)
+_VECTORS = re.compile(r"\bvectors?\b", re.IGNORECASE)
+
+
+def _other_angle_between(gold: str, answer: str, problem: str) -> bool:
+    """The supplement of the gold for "the angle between" two lines: two lines make both (120°
+    for the diagonals' 60°); which one is meant is a convention."""
+    question = _question(problem)
+    if not _ANGLE_BETWEEN.search(question) or _VECTORS.search(question):
+        return False  # two vectors make one angle, in [0°, 180°]
+    gold_value, value = _numeric_value(gold), _numeric_value(answer)
+    if gold_value is None or value is None:
+        return False
+    half_turn = math.pi if _PI.search(gold) or _PI.search(answer) else 180.0
+    return abs(gold_value + value - half_turn) < 1e-6 * half_turn
+
+
+# "the odds of rolling a 6", not "the odds in favour of" (which names the ratio)
+_ODDS_ASKED = re.compile(r"\bodds\b(?!\s+(?:in\s+favou?r|against)\b)", re.IGNORECASE)
+_ODDS_GOLD = re.compile(r"^\s*(\d+)\s*(?::|\\colon|\bto\b)\s*(\d+)\s*$")
+
+
+def _odds_as_a_probability(gold: str, answer: str, problem: str) -> bool:
+    """The probability a/(a + b) for odds a:b that the question asks, as "odds" is often said
+    for a chance ("the odds are 1 in 6")."""
+    odds = _ODDS_GOLD.match(gold.replace("$", ""))
+    if odds is None or not _ODDS_ASKED.search(_question(problem)):
+        return False
+    favourable, against = int(odds.group(1)), int(odds.group(2))
+    if favourable + against == 0:
+        return False
+    value = _value(answer)
+    return value is not None and value == Fraction(favourable, favourable + against)
+
+
+def _intersection_for_union(gold: str, answer: str) -> bool:
+    """The gold's intervals joined by ∩ where the gold joins them by ∪: literally the empty
+    set, most likely a slip of notation."""
+    if "\\cup" not in gold or "\\cap" not in answer:
+        return False
+    return compare_values(gold, answer.replace("\\cap", "\\cup")).equal
 
 
 def _same_angle(gold: str, answer: str, problem: str) -> bool:

@@ -59,10 +59,10 @@ DATA_FLOORS = {
     # Written after X and Y: 9, 3, 11 and 4 silent errors on arrival.
     "heldout_realistic_AA.jsonl": (2, 33),
     "heldout_mixed_AB.jsonl": (0, 38),
-    "heldout_realistic_AC.jsonl": (6, 38),
+    "heldout_realistic_AC.jsonl": (2, 38),
     "heldout_mixed_AD.jsonl": (3, 48),
     # Written after AA to AD: 6, 3, 12 and 15 silent errors on arrival.
-    "heldout_realistic_AE.jsonl": (2, 35),
+    "heldout_realistic_AE.jsonl": (1, 35),
     "heldout_realistic_AF.jsonl": (1, 35),
     "heldout_mixed_AG.jsonl": (4, 45),
     "heldout_mixed_AH.jsonl": (5, 48),
@@ -82,7 +82,7 @@ DATA_FLOORS = {
     "heldout_realistic_AQ.jsonl": (6, 37),
     "heldout_mixed_AR.jsonl": (1, 56),
     "heldout_realistic_AS.jsonl": (0, 45),
-    "heldout_mixed_AT.jsonl": (7, 50),
+    "heldout_mixed_AT.jsonl": (5, 51),
     # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
     # languages, with 45% of its rows flagged).
     "heldout_realistic_AU.jsonl": (9, 37),
@@ -158,7 +158,7 @@ DATA_FLOORS = {
     # Written after CM to CP: 6, 12, 15 and 12 silent errors on arrival (CS, calculus: tan⁻¹
     # for arctan, "converges conditionally"; CT, Chinese answers with full-width forms).
     "heldout_realistic_CQ.jsonl": (5, 61),
-    "heldout_mixed_CR.jsonl": (9, 33),
+    "heldout_mixed_CR.jsonl": (8, 34),
     "heldout_realistic_CS.jsonl": (8, 34),
     "heldout_mixed_CT.jsonl": (10, 52),
     # Written after CQ to CT: 4, 8, 15 and 48 silent errors on arrival (CX, answers naming
@@ -166,10 +166,10 @@ DATA_FLOORS = {
     "heldout_realistic_CU.jsonl": (4, 30),
     "heldout_mixed_CV.jsonl": (4, 63),
     "heldout_realistic_CW.jsonl": (10, 38),
-    "heldout_mixed_CX.jsonl": (14, 32),
+    "heldout_mixed_CX.jsonl": (12, 32),
     # Written after CU to CX: 10, 6, 10 and 42 silent errors on arrival (DB, systems and
     # inequalities in six languages: "$y = -1$ y $x = 6$", "S = {(4; 3)}", "]-2 ; 2,5]").
-    "heldout_realistic_CY.jsonl": (9, 43),
+    "heldout_realistic_CY.jsonl": (6, 43),
     "heldout_mixed_CZ.jsonl": (1, 38),
     "heldout_realistic_DA.jsonl": (5, 39),
     "heldout_mixed_DB.jsonl": (25, 59),
@@ -183,7 +183,7 @@ DATA_FLOORS = {
     # described by conditions; DH, dates and clock times; DI, equations of curves in other
     # forms; DJ, markup noise).
     "heldout_realistic_DG.jsonl": (31, 53),
-    "heldout_mixed_DH.jsonl": (12, 40),
+    "heldout_mixed_DH.jsonl": (9, 40),
     "heldout_realistic_DI.jsonl": (16, 40),
     "heldout_mixed_DJ.jsonl": (7, 46),
     # Written after DG to DJ: 10, 7, 50 and 13 silent errors on arrival (DK, sequences, series
@@ -199,7 +199,7 @@ DATA_FLOORS = {
     "heldout_realistic_DO.jsonl": (8, 40),
     "heldout_mixed_DP.jsonl": (13, 41),
     "heldout_realistic_DQ.jsonl": (4, 45),
-    "heldout_mixed_DR.jsonl": (11, 34),
+    "heldout_mixed_DR.jsonl": (10, 34),
     "heldout_realistic_DS.jsonl": (0, 46),
     "heldout_mixed_DT.jsonl": (6, 46),
     "heldout_realistic_DU.jsonl": (5, 49),
@@ -215,7 +215,7 @@ DATA_FLOORS = {
     "heldout_realistic_EE.jsonl": (2, 40),
     "heldout_mixed_EF.jsonl": (4, 35),
     "heldout_realistic_EG.jsonl": (4, 50),
-    "heldout_mixed_EH.jsonl": (9, 33),
+    "heldout_mixed_EH.jsonl": (8, 33),
     "heldout_realistic_EI.jsonl": (2, 34),
     "heldout_mixed_EJ.jsonl": (6, 33),
     "heldout_realistic_EK.jsonl": (4, 45),
@@ -227,15 +227,19 @@ DATA_FLOORS = {
     "heldout_realistic_EQ.jsonl": (3, 42),
     "heldout_mixed_ER.jsonl": (7, 38),
     "heldout_realistic_ES.jsonl": (6, 34),
-    "heldout_mixed_ET.jsonl": (6, 40),
+    "heldout_mixed_ET.jsonl": (3, 40),
     "heldout_realistic_EU.jsonl": (3, 29),
     "heldout_mixed_EV.jsonl": (8, 25),
     "heldout_realistic_EW.jsonl": (9, 38),
     "heldout_mixed_EX.jsonl": (6, 39),
     "heldout_realistic_EY.jsonl": (8, 41),
     "heldout_mixed_EZ.jsonl": (5, 24),
-    "heldout_realistic_FA.jsonl": (6, 27),
+    "heldout_realistic_FA.jsonl": (5, 28),
     "heldout_mixed_FB.jsonl": (2, 53),
+    "heldout_realistic_FC.jsonl": (5, 37),
+    "heldout_mixed_FD.jsonl": (3, 41),
+    "heldout_realistic_FE.jsonl": (3, 52),
+    "heldout_mixed_FF.jsonl": (13, 43),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -5002,3 +5002,103 @@ def test_hours_and_minutes_for_a_count_of_minutes_are_another_unit(answer):
 def test_a_fraction_for_a_sum_of_letters_that_need_not_be_integers_is_no_suspect():
     problem = "If $2a = 3$ and $b = 1$, find $a+b$."
     assert "gold_suspect" not in reasons(grade("\\frac{5}{2}", "$\\boxed{3}$", problem=problem))
+
+
+def test_one_coordinate_of_a_point_on_an_axis_named_in_math_is_partial():
+    problem = "Find the point on the $y$-axis that is equidistant from $A(2, 3)$ and $B(4, 1)$."
+    result = grade("(0, -1)", "The point is at $y = -1$ on the $y$-axis.", problem=problem)
+    assert "partial_match" in reasons(result)
+
+
+def test_the_value_of_what_coordinates_are_asked_of_is_the_answer():
+    problem = "Find the coordinates of the focus of the parabola $y=\\frac18x^2$."
+    output = "So $p = 2$.\n\nThe focus is at the point $F=(0,2)$ and the directrix is $y=-2$."
+    assert grade("(0,2)", output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_letter_before_an_equation_is_not_a_point_name():
+    problem = "Find the equation of the line passing through $(0, -2)$ and $(3, 4)$."
+    output = "The slope is 2/3.\n\nTherefore the equation is y = (2/3)x - 2."
+    assert grade("y=2x-2", output, problem=problem).evaluation("answer_check").extracted != "(2/3)"
+
+
+def test_parts_labelled_without_colons_are_read_part_by_part():
+    output = "So the circle is $(x-2)^2 + (y+3)^2 = 25$.\n\nCenter $(2,-3)$, radius $5$."
+    problem = "Find the center and radius of the circle $x^2+y^2-4x+6y-12=0$."
+    assert grade("(2,-3), 5", output, problem=problem).evaluation("answer_check").verdict is (
+        Verdict.CORRECT
+    )
+
+
+def test_a_factor_before_a_matrix_is_not_the_named_value():
+    output = "det = 2\n\ninverse = (1/2)·[[2, −2], [−3, 4]] = [[1, −1], [−1.5, 2]]"
+    gold = "\\begin{pmatrix}1&-1\\\\-\\frac{3}{2}&2\\end{pmatrix}"
+    result = grade(
+        gold, output, problem="Find the inverse of $\\begin{pmatrix}4&2\\\\3&2\\end{pmatrix}$."
+    )
+    assert result.auto_verdict is Verdict.CORRECT
+
+
+def test_a_rational_denominator_asked_for_is_a_form_request():
+    problem = "Find the exact value of $\\tan 30^\\circ$. Express your answer with a rational denominator."
+    result = grade("\\frac{\\sqrt{3}}{3}", "**Answer:** $\\dfrac{1}{\\sqrt{3}}$", problem=problem)
+    assert "form_differs" in reasons(result)
+
+
+def test_a_lap_time_is_minutes_and_seconds():
+    problem = "Sue swims four laps of 1:52, 1:48, 2:05 and 1:59. What is her total time?"
+    result = grade("7 minutes 44 seconds", "Her total time is **7:44**.", problem=problem)
+    assert result.auto_verdict is Verdict.CORRECT
+
+
+def test_a_count_out_of_a_total_is_the_fraction_asked():
+    problem = "A pizza has 8 slices. Jo eats 3 and Max eats 2. What fraction of the pizza is left?"
+    output = "So the part that is left is **3 out of 8 slices**."
+    assert grade("\\frac{3}{8}", output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_variable_said_to_be_non_negative_is_the_half_line():
+    output = "Since $\\sqrt{x^2}=|x|$, this holds whenever $x$ is non-negative."
+    result = grade("[0,\\infty)", output, problem="For which real numbers $x$ is $\\sqrt{x^2}=x$?")
+    assert result.auto_verdict is Verdict.CORRECT
+
+
+def test_a_boxed_letter_against_the_value_just_computed_is_a_mismatch():
+    problem = (
+        "The product of the roots of $2x^2-10x+3=0$ is\n\n$\\textbf{(A)}\\ 3\\qquad"
+        "\\textbf{(B)}\\ \\frac32\\qquad\\textbf{(C)}\\ 5$"
+    )
+    output = "Product of roots $= \\dfrac{c}{a} = \\dfrac{3}{2}$.\n\n$\\boxed{\\text{A}}$"
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem=problem))
+
+
+def test_another_option_of_the_gold_options_value_is_as_right():
+    problem = (
+        "What is $\\sin 30^\\circ$?\n\n(A) $\\frac12$ (B) $0.5$ (C) $\\frac{\\sqrt3}{2}$ (D) $1$"
+    )
+    assert "many_answers" in reasons(grade("A", "(B) 0.5", problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "36",
+            "So Bob has **48 stickers**.",
+            "Ann has 12. Bob has three times more stickers than Ann. How many does Bob have?",
+        ),
+        (
+            "60",
+            "The angle between the diagonals is $120^\\circ$.",
+            "What is the angle, in degrees, between its diagonals?",
+        ),
+        (
+            "1:5",
+            "So the odds of rolling a 6 are $\\frac{1}{6}$.",
+            "What are the odds of rolling a $6$ with one die?",
+        ),
+        ("(-\\infty,-2)\\cup(2,\\infty)", "$$(-\\infty,-2)\\cap(2,\\infty)$$", "Solve $x^2>4$."),
+    ],
+)
+def test_answers_right_under_another_reading_of_the_question_go_to_a_person(gold, output, problem):
+    assert "two_readings" in reasons(grade(gold, output, problem=problem))

@@ -34,6 +34,11 @@ from grading.recompute import contradicts
         ("7", "What is the sum of all real solutions of $x^2 - 7x + 10 = 0$?", False),
         ("1", "Compute $\\sqrt{(31)(30)(29)(28)+1}$.", True),  # a product, not 31 + 30 + …
         ("869", "Compute $\\sqrt{(31)(30)(29)(28)+1}$.", False),
+        ("288\\pi", "What is the surface area of a sphere with radius $6$?", True),  # its volume
+        ("144\\pi", "What is the surface area of a sphere with radius $6$?", False),
+        ("25\\pi", "Find the area of a circle with diameter 10.", False),
+        ("100\\pi", "Find the area of a circle with diameter 10.", True),
+        ("78.5", "What is the area of a circle with radius 5? Round to the nearest tenth.", False),
     ],
 )
 def test_the_problems_own_answer_decides(gold, problem, expected):
