@@ -695,6 +695,17 @@ def percent_of(raw: str) -> str | None:
     return _decimal(Fraction(share.group(1)) * Fraction(share.group(2)) / 100) if share else None
 
 
+# "3 out of 8 slices": a count of a total, with what is counted after it.
+_OUT_OF = re.compile(r"(?<![\d.,])(\d+)\s+out\s+of\s+(\d+)(?![\d.,])")
+
+
+def proportion(raw: str) -> str:
+    """``\\frac{3}{8}`` for "3 out of 8 slices", for a gold that is the fraction ("" for a
+    text that counts no total)."""
+    found = _OUT_OF.search(raw) if "out of" in raw else None
+    return f"\\frac{{{found.group(1)}}}{{{found.group(2)}}}" if found else ""
+
+
 def counted(raw: str) -> str | None:
     """The count in "3 out of 5" (which reads as the proportion 3/5), for a question that asks
     how many."""

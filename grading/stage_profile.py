@@ -35,7 +35,7 @@ _CHILD_TARGETS = (
     ("grading.types", "Evaluation.to_dict", "serialise results"),
     ("grading.types", "GradedSample.to_dict", "serialise results"),
     ("grading.pipeline", "without_continuation", "own reply (cut invented turns)"),
-    ("grading.pipeline", "with_option_letter", "own reply (cut invented turns)"),
+    ("grading.pipeline", "with_option_letter", "classify gold"),
     ("grading.pipeline", "find_candidates", "candidate extraction"),
     ("grading.pipeline", "run_evaluator", "evaluators: extraction and logic"),
     ("math_verify.parser", "parse_latex_cached", "evaluators: LaTeX parse"),

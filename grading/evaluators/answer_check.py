@@ -24,6 +24,7 @@ from grading.answers import (
     counted,
     is_sentence,
     percent_of,
+    proportion,
     read_answer,
 )
 from grading.candidates import (
@@ -333,14 +334,14 @@ def _grade_math(
         if described:
             comparison = Comparison(True, "real_set")
             shown = {**shown, "extracted": described.strip(), "extracted_latex": described.strip()}
-    proportion = _proportion(stated.raw) if not comparison.equal else ""
+    proportion_said = proportion(stated.raw) if not comparison.equal else ""
     if (
-        proportion
-        and _compare(compared_gold, replace(stated, expression=proportion, units="")).equal
+        proportion_said
+        and _compare(compared_gold, replace(stated, expression=proportion_said, units="")).equal
     ):
         # "3 out of 8 slices" where the fraction 3/8 is the gold: the count of a total
         comparison = Comparison(True, "proportion")
-        shown = {**shown, "extracted": proportion, "extracted_latex": proportion}
+        shown = {**shown, "extracted": proportion_said, "extracted_latex": proportion_said}
     asked_one = _one_asked(sample.problem) if not comparison.equal else ""
     if asked_one and one_of_many(compared_gold, stated.expression, asked_one):
         # "Find an eigenvector": (1/√2, 1/√2) for (1, 1); "a basis", "an antiderivative"
@@ -1190,15 +1191,6 @@ def _parts_named_as_in_gold(text: str, gold: str) -> tuple[str, str] | None:
         value = chain_sides(stated[name])[-1]
         values.append(gold_value if compare_values(gold_value, value).equal else value)
     return ", ".join(gold_parts.values()), ", ".join(values)
-
-
-_OUT_OF = re.compile(r"(?<![\d.,])(\d+)\s+out\s+of\s+(\d+)(?![\d.,])")
-
-
-def _proportion(raw: str) -> str:
-    """``\\frac{3}{8}`` for "3 out of 8 slices"; "" for a text that counts no total."""
-    found = _OUT_OF.search(raw) if "out of" in raw else None
-    return f"\\frac{{{found.group(1)}}}{{{found.group(2)}}}" if found else ""
 
 
 # A part named without a colon: "Center (2, -3)", "radius 5", "radius is 5".
