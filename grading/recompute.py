@@ -180,8 +180,7 @@ def _value(latex: str) -> sympy.Expr | None:
     trigonometry."""
     if _TRIGONOMETRY.search(latex):  # "\sin 30^\circ"; "180^\circ - 35^\circ" is 145 degrees
         latex = _DEGREES.sub(r"(\1\\pi/180)", latex)
-    values = parse_answer(latex).values
-    value = values[0] if values else None
+    value = parse_answer(latex).first
     if not isinstance(value, sympy.Expr):
         return None
     units = [s for s in value.free_symbols if s.name == "i"]

@@ -55,7 +55,7 @@ def equal_on_the_curve(gold: str, answer: str, problem: str) -> OnTheCurve:
 
 
 def _expression(text: str) -> sympy.Expr | None:
-    value = _first_value(text)
+    value = parse_answer(text).first
     if isinstance(value, sympy.Eq):  # "\frac{dy}{dx} = -\frac{x}{y}"
         value = value.rhs
     return value if isinstance(value, sympy.Expr) and value.free_symbols else None
@@ -78,10 +78,5 @@ def _solved_for(relation: str, variable: sympy.Symbol) -> list[sympy.Expr]:
 
 
 def _side(text: str) -> sympy.Expr | None:
-    value = _first_value(text)
+    value = parse_answer(text).first
     return value if isinstance(value, sympy.Expr) else None
-
-
-def _first_value(text: str) -> object:
-    values = parse_answer(text).values
-    return values[0] if values else None

@@ -259,8 +259,7 @@ def letter_cancels(text: str) -> bool:
     written = set(_LETTER.findall(_COMMAND.sub(" ", text)))
     if not written:
         return False
-    values = parse_answer(text).values
-    value = values[0] if values else None
+    value = parse_answer(text).first
     if not isinstance(value, sympy.Expr):
         return False
     # one symbol per name: the parser may make "{x}" and "x" two symbols that do not cancel

@@ -120,7 +120,7 @@ class MathVerify(TimedEvaluator):
         if nesting_depth_exceeds(gold, self.max_nesting):
             return {"status": Status.PARSE_ERROR, "detail": "the gold answer is nested too deeply"}
         gold_parsed = self.parse_gold(gold)
-        gold_latex = to_latex(gold_parsed.values[0] if gold_parsed.values else None, gold)
+        gold_latex = to_latex(gold_parsed.first, gold)
         if gold_parsed.empty:
             return {
                 "status": Status.PARSE_ERROR,
@@ -151,7 +151,7 @@ class MathVerify(TimedEvaluator):
         if pred_parsed.empty:
             return {"status": Status.NO_ANSWER, "gold_latex": gold_latex, "detail": detail}
 
-        pred_value = pred_parsed.values[0] if pred_parsed.values else None
+        pred_value = pred_parsed.first
         shown = {
             "extracted": pred_parsed.matched or _short_text(pred_value),
             "extracted_latex": to_latex(pred_value, pred_parsed.matched),

@@ -46,6 +46,11 @@ class Parsed:
     def matched(self) -> str:
         return self.strings[0] if self.strings else ""
 
+    @property
+    def first(self) -> object:
+        """The best value, or None where nothing parsed."""
+        return self.values[0] if self.values else None
+
 
 @dataclass(frozen=True)
 class Comparison:
