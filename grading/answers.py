@@ -159,7 +159,10 @@ _ALL_SUCH = re.compile(
 )
 # Words of a Chinese or Japanese sentence before its value ("共有 3 亿人", "合計 12 個").
 _LEADING_CJK = re.compile(r"^[\u3040-\u30ff\u4e00-\u9fff]{1,8}\s*(?=[-−\d$\\(])")
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+# An escaped dollar ("$\\$403.2$") is a currency sign inside the span, not its end.
+_MATH_SPAN = re.compile(
+    r"\$\$(.+?)\$\$|(?<!\\)\$((?:\\\$|.)+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
+)
 _NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?:\s*\\%|\s*%)?")
 # The unit may be a rate: "8\ \text{L}/100\ \text{km}".
 _UNIT_TEXT = re.compile(
@@ -169,8 +172,9 @@ _UNIT_TEXT = re.compile(
 # Words after a number are its unit; a lone letter is a unit only after a space and when it
 # is not one a formula would use (``4i``, ``2x``).
 _TRAILING_WORDS = re.compile(
-    r"(?:(?<=[\d}%)])|(?<=\\pi))\s*((?:[^\W\d_]{2,}(?:[^\W\d_]|[/.²³])*(?:\^\{?[23]\}?)?"
-    r"(?:/[^\W\d_]+)?\s*){1,6}"  # "188.5 cm^{2}/s"
+    r"(?:(?<=[\d}%)])|(?<=\\pi))\s*((?:[^\W\d_]{2,}(?:[^\W\d_]|[/.²³]|-(?=[^\W\d_]))*"
+    r"(?:\^\{?[23]\}?)?"
+    r"(?:/[^\W\d_]+)?\s*){1,6}"  # "188.5 cm^{2}/s", "56 different three-topping pizzas"
     r"|(?<=\s)[mgsLlhKJNWVACTMF](?:/[a-z]+)?(?:\^\{?[23]\}?)?)$"
 )
 # One-letter SI units (joule, newton, watt, volt, ampere, coulomb, tesla, molar, farad).
@@ -190,6 +194,8 @@ _UNIT_LIST = re.compile(
 _WORD = re.compile(r"[A-Za-z]+")
 # How many words outside a bold value make the rest a sentence.
 _SENTENCE_WORDS = 4
+# An answer whose bold opened before the candidate did: its value, then "**" and a clause.
+_EMPHASIS_CLOSED = re.compile(r"([^*$]{0,40}?\d[^*$]{0,40}?)\*\*\s*[,;:—–]\s*\S")
 _OFFERS_ANOTHER = re.compile(r"\b(?:or|either|oder|ou)\b", re.IGNORECASE)
 # "37 500", "1 250 000", "12\,500": digits in groups of three separated by spaces.
 _SPACED_THOUSANDS = re.compile(
@@ -465,6 +471,8 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
     rest = BOLD_VALUE.sub("", text) if len(bold) == 1 else ""
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):
         text = bold[0]  # "The total revenue over the two days was **$549**."
+    elif len(bold) != 1 and (closed := _EMPHASIS_CLOSED.match(text)) is not None:
+        text = closed.group(1)  # "30 units**, which gives a profit of $800": the bold answer
     value_range = _VALUE_RANGE.search(text)  # "about 380–400 miles": two values, no commitment
     text = _PYTHON_POWER.sub("^", plain_pi(unicode_to_latex(plain_markup(latex_layout(text)))))
     text = scale_words(text.replace("**", "").replace("{:}", ":"))

@@ -12,6 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from grading import options, recompute
 from grading.evaluators.symbolic import parse_answer
+from grading.recompute import PLUS_MINUS
 from grading.types import Sample
 
 _STRAY_END = re.compile(r"(?:\.\.|[,;:=+\-*/^_\\(\[{]|\?)\s*$")
@@ -97,7 +98,6 @@ _EQUATION_ASKED = re.compile(
     r"(?:line|circle|parabola|plane|ellipse|hyperbola|curve)\b",
     re.IGNORECASE,
 )
-PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
 # A question that asks for one root: "principal", "positive", or the value of a radical.
 _ONE_ROOT_ASKED = re.compile(
     r"\bprincipal\b|\bpositive\s+(?:square\s+)?root|\bnon-?negative\s+(?:square\s+)?root"

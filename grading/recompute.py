@@ -5,9 +5,10 @@ remainder of 2x³ − x² + 3 by x + 1 as 4, the inverse of 4x − 8 as x/4 + 8.
 of question whose statement alone fixes the answer and which SymPy answers exactly (a closed
 expression to evaluate, a greatest common divisor or least common multiple, a remainder, the
 number of divisors, an inverse function, a factoring or expansion, an equation solved for a
-letter, the sum or product of a polynomial equation's roots), the engine works the answer out
-or checks the gold against it; a gold that disagrees is in doubt (``grading.gold``). Anything
-it cannot read, it leaves alone.
+letter, the sum or product of a polynomial equation's roots, whether a number is prime, even or
+a perfect square, the prime next to a number, which option is closest to a value), the engine
+works the answer out or checks the gold against it; a gold that disagrees is in doubt
+(``grading.gold``). Anything it cannot read, it leaves alone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from functools import lru_cache
 import sympy
 
 from grading.evaluators.symbolic import parse_answer
+from grading.options import problem_options
 
 _VERB = r"(?:evaluate|compute|calculate|simplify|find|determine|what\s+is|what's)"
 _MATH = r"\$\$?([^$]+?)\$\$?"
@@ -103,6 +105,66 @@ _ROUND_FORMULAS = {
     ("circle", "area"): lambda r: sympy.pi * r**2,
     ("circle", "circumference"): lambda r: 2 * sympy.pi * r,
 }
+# "Solve $\sqrt{x + 7} = x - 5$.": every value the gold lists must satisfy the equation.
+_SOLVE_EQUATION = re.compile(
+    rf"^\s*(?:solve|find\s+all\s+(?:real\s+)?solutions\s+(?:of|to))\s+(?:the\s+equation\s+)?"
+    rf"(?:for\s+\$?\s*([a-z])\s*\$?\s*[:,]?\s*)?{_MATH}\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+_BRACED = re.compile(r"\\?\{(.*?)\\?\}")
+_MIXED_NUMBER = re.compile(r"\d\s*\\[dt]?frac")
+_GOLD_VALUES = re.compile(r"\s*(?:,|;|\bor\b|\band\b|\\text\s*\{\s*(?:or|and)\s*\}|\\quad)\s*")
+_TERM = r"(?:\$([^$]+)\$|(\d{1,18}))"
+_YES_NO_FORMAT = (
+    r"(?:\s*(?:please\s+)?(?:answer|respond|reply)\s+(?:with\s+)?[\"'“]?(?:yes|true)[\"'”]?\s+or"
+    r"\s+[\"'“]?(?:no|false)[\"'”]?\s*\.?)?"
+)
+# "Is $2^{31} - 1$ a prime number?", "True or false: $0$ is an even number."
+_PROPERTY = r"(prime|even|odd|composite|perfect\s+square|perfect\s+cube|square\s+number)"
+_HAS_PROPERTY = re.compile(
+    rf"^\s*(?:true\s+or\s+false\s*[:,?]\s*)?(?:is\s+{_TERM}\s+(?:an?\s+)?{_PROPERTY}(?:\s+number)?"
+    rf"\s*\?|{_TERM}\s+is\s+(?:an?\s+)?{_PROPERTY}(?:\s+number)?\s*[.?]?){_YES_NO_FORMAT}\s*$",
+    re.IGNORECASE,
+)
+# "Is $91$ divisible by $7$?", "Is $6$ a factor of $45$?", "Is $84$ a multiple of $14$?"
+_DIVIDES = re.compile(
+    rf"^\s*(?:true\s+or\s+false\s*[:,?]\s*)?is\s+{_TERM}\s+(?:(divisible\s+by|a\s+multiple\s+of)"
+    rf"|an?\s+(factor|divisor)\s+of)\s+{_TERM}\s*\?{_YES_NO_FORMAT}\s*$",
+    re.IGNORECASE,
+)
+# "What is the smallest prime number greater than $90$?", "Find the largest prime factor of 91."
+_PRIME_NEAR = re.compile(
+    rf"^\s*{_VERB}\s+the\s+(smallest|least|largest|greatest)\s+prime(?:\s+number)?\s+"
+    rf"(greater\s+than|larger\s+than|more\s+than|bigger\s+than|less\s+than|smaller\s+than|below"
+    rf"|above|factor\s+of|divisor\s+of)\s+{_TERM}\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+# "How many prime numbers are there between $1$ and $50$?", "How many primes are less than 30?"
+_PRIME_COUNT = re.compile(
+    rf"^\s*how\s+many\s+primes?(?:\s+numbers?)?\s+(?:are\s+there\s+|are\s+)?(?:(between)\s+{_TERM}"
+    rf"\s+and\s+{_TERM}|(less\s+than|below|smaller\s+than|under)\s+{_TERM})\s*\?\s*$",
+    re.IGNORECASE,
+)
+# "Which of the following is closest to $\sqrt{50}$?" and lettered numeric options after it
+_CLOSEST = re.compile(
+    rf"^\s*which\s+of\s+the\s+following(?:\s+numbers)?\s+is\s+(?:the\s+)?(?:closest|nearest)"
+    rf"\s+to\s+{_MATH}\s*\?",
+    re.IGNORECASE,
+)
+PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
+# "Find $\displaystyle\sum_{k=1}^{10} k^2$.": a sum of a few terms, each a closed expression
+_FINITE_SUM = re.compile(
+    rf"^\s*{_VERB}\s+\$\$?\s*(?:\\displaystyle\s*)?\\sum_\s*\{{\s*([a-z])\s*=\s*(-?\d+)\s*\}}"
+    r"\s*\^\s*\{?\s*(\d+)\s*\}?\s*([^$]+?)\s*\$\$?\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+_MOST_TERMS = 1000
+_YES_GOLD = re.compile(r"^\W*(?:yes|true)\W*$", re.IGNORECASE)
+_NO_GOLD = re.compile(r"^\W*(?:no|false)\W*$", re.IGNORECASE)
+_GOLD_WORD = re.compile(r"\\(?:text|textbf|mathrm)\s*\{([^{}]*)\}")
+_GOLD_LETTER = re.compile(r"^\W*\(?([A-E])\)?\W*$")
+_LARGEST_PRIME_TEST = 10**30
+_LARGEST_PRIME_COUNT = 10**7
 # Notation SymPy's reading gets wrong or cannot bound: repeating decimals, residues, ellipses,
 # and powers whose size is not written out (a tower of exponents, a huge exponent).
 _UNREADABLE = re.compile(
@@ -134,9 +196,13 @@ def contradicts(gold: str, problem: str) -> bool:
         _JUXTAPOSED.sub(r")\\cdot(", problem.strip()),
         _JUXTAPOSED.sub(r")\\cdot(", gold),
     )
-    if len(question) > 300 or _UNREADABLE.search(question):
+    if len(question) > 300:
         return False
     try:
+        if match := _FINITE_SUM.match(question):
+            return _differs(_finite_sum(*match.groups()), gold)
+        if _UNREADABLE.search(question):
+            return False
         return _contradicts(gold, question)
     except (ArithmeticError, ValueError, TypeError, RecursionError, sympy.PolynomialError):
         return False  # SymPy could not work it out: nothing to check the gold against
@@ -164,6 +230,29 @@ def _contradicts(gold: str, question: str) -> bool:
         return _not_a_solution(
             match.group(1) or match.group(4), match.group(2) or match.group(3), gold
         )
+    if match := _SOLVE_EQUATION.match(question):
+        return _lists_a_non_solution(match.group(2), match.group(1), gold)
+    if match := _HAS_PROPERTY.match(question):
+        number = _integer(match.group(1) or match.group(2) or match.group(4) or match.group(5))
+        named = match.group(3) or match.group(6)
+        return number is not None and _truth_differs(_has_property(number, named), gold)
+    if match := _DIVIDES.match(question):
+        first, second = (
+            _integer(match.group(1) or match.group(2)),
+            _integer(match.group(5) or match.group(6)),
+        )
+        if first is None or second is None:
+            return False
+        # "a divisible by b", "a a multiple of b": b divides a; "a a factor of b": a divides b
+        divisor, multiple = (second, first) if match.group(3) else (first, second)
+        return divisor != 0 and _truth_differs(multiple % divisor == 0, gold)
+    if match := _PRIME_NEAR.match(question):
+        extreme, relation, *term = match.groups()
+        return _differs(_prime_near(extreme, relation, term[0] or term[1]), gold)
+    if match := _PRIME_COUNT.match(question):
+        return _differs_from_all(_prime_counts(match.groups()), gold)
+    if match := _CLOSEST.match(question):
+        return _other_letter(_closest_option(match.group(1), question), gold)
     if match := _ROOTS.match(question):
         product = match.group(1).lower() == "product"
         power = _POWERS.get((match.group(2) or "").lower(), 1)
@@ -348,3 +437,149 @@ def _sum_or_product(equation: str, *, product: bool, power: int = 1) -> sympy.Ex
         return None
     powers = [root**power for root in roots]
     return sympy.expand(sympy.Mul(*powers) if product else sympy.Add(*powers))
+
+
+def _lists_a_non_solution(equation: str, letter: str | None, gold: str) -> bool:
+    """True when a value the gold lists ("2, 9", "x = 2 or x = 9", "\\pm 2") leaves the
+    equation's two sides apart, or makes a side undefined, in an equation of one unknown: an
+    extraneous root kept, say, or a root of the numerator that zeroes the denominator."""
+    difference = _sides(equation)
+    if difference is None or len(difference.free_symbols) != 1 or _TRIGONOMETRY.search(equation):
+        return False  # a trigonometric equation's roots may be in degrees, or a family
+    if _MIXED_NUMBER.search(gold) or _UNREADABLE.search(gold):
+        return False  # "4\frac{1}{2}" is 4.5 to the dataset and 2 to SymPy
+    (unknown,) = difference.free_symbols
+    if letter and unknown.name != letter:
+        return False
+    listed = gold.strip().strip("$").strip()
+    braced = _BRACED.fullmatch(listed)  # "\{2, 9\}"
+    values = [
+        signed
+        for value in _GOLD_VALUES.split(braced.group(1) if braced else listed)
+        if value.strip()
+        # "\pm 2", "3 \pm \sqrt{2}": a value for each sign
+        for signed in (
+            {PLUS_MINUS.sub(sign, value, count=1) for sign in "+-"}
+            if len(PLUS_MINUS.findall(value)) == 1
+            else {value}
+        )
+    ]
+    return any(_leaves_apart(difference, unknown, value) for value in values)
+
+
+def _leaves_apart(difference: sympy.Expr, unknown: sympy.Symbol, value: str) -> bool:
+    solved = _value(re.sub(rf"^\s*{unknown.name}\s*=\s*", "", value))
+    if solved is None or solved.free_symbols or PLUS_MINUS.search(value):
+        return False
+    rest = difference.subs(unknown, solved)
+    if rest.has(sympy.nan, sympy.zoo):
+        return True  # 2 in (x^2 - 4)/(x - 2) = 0: the left side is undefined there
+    return _apart(0j, _at(rest, None))
+
+
+def _integer(term: str) -> int | None:
+    """The integer a question names ("91", "$2^{31} - 1$"), or None."""
+    if term.isdigit():
+        return int(term)
+    value = _value(term)
+    if value is None or not _small(value):
+        return None
+    value = value.doit()
+    return int(value) if value.is_Integer and abs(value) <= _LARGEST_PRIME_TEST else None
+
+
+def _has_property(number: int, named: str) -> bool:
+    named = " ".join(named.lower().split())
+    if named == "prime":
+        return bool(sympy.isprime(number))
+    if named == "composite":
+        return number > 1 and not sympy.isprime(number)
+    if named == "even":
+        return number % 2 == 0
+    if named == "odd":
+        return number % 2 == 1
+    power = 3 if named == "perfect cube" else 2
+    root = sympy.integer_nthroot(abs(number), power)[0]
+    return (number >= 0 or power == 3) and root**power == abs(number)
+
+
+def _truth_differs(truth: bool, gold: str) -> bool:
+    """True when the gold is a yes or no (true or false) that is not ``truth``."""
+    word = _GOLD_WORD.sub(r"\1", gold)
+    if _YES_GOLD.match(word):
+        return not truth
+    if _NO_GOLD.match(word):
+        return truth
+    return False
+
+
+def _prime_near(extreme: str, relation: str, term: str) -> sympy.Expr | None:
+    """The prime next to a number, or a number's smallest or largest prime factor."""
+    number = _integer(term)
+    if number is None or number > _LARGEST_PRIME_TEST:
+        return None
+    smallest = extreme.lower() in {"smallest", "least"}
+    relation = relation.lower()
+    if relation.startswith(("factor", "divisor")):
+        factors = sorted(sympy.factorint(number)) if number > 1 else []
+        return sympy.Integer(factors[0 if smallest else -1]) if factors else None
+    above = relation.startswith(("greater", "larger", "more", "bigger", "above"))
+    if smallest and above:
+        return sympy.Integer(sympy.nextprime(number))
+    if not smallest and not above and number > 2:
+        return sympy.Integer(sympy.prevprime(number))
+    return None  # the largest prime above a number, the smallest below it: no such answer
+
+
+def _prime_counts(groups: tuple[str | None, ...]) -> set[int]:
+    """The number of primes the question asks for; both counts for "between a and b", which
+    some read with the ends and some without."""
+    between, low_a, low_b, high_a, high_b, below, top_a, top_b = groups
+    if between:
+        low, high = _integer(low_a or low_b), _integer(high_a or high_b)
+        if low is None or high is None or not 0 <= low <= high <= _LARGEST_PRIME_COUNT:
+            return set()
+        inside = int(sympy.primepi(high - 1) - sympy.primepi(low))
+        return {inside + int(sympy.isprime(low)) + int(sympy.isprime(high)), inside}
+    top = _integer(top_a or top_b)
+    if top is None or not 0 < top <= _LARGEST_PRIME_COUNT:
+        return set()
+    return {int(sympy.primepi(top - 1))}
+
+
+def _differs_from_all(counts: set[int], gold: str) -> bool:
+    return bool(counts) and all(_differs(sympy.Integer(count), gold) for count in counts)
+
+
+def _closest_option(target: str, problem: str) -> str | None:
+    """The letter of the numeric option nearest to ``target``'s value, where one is clearly
+    nearest (ties and near-ties give None)."""
+    value = _value(target)
+    options = problem_options(problem)
+    if value is None or len(options) < 2:
+        return None
+    try:
+        goal = float(value.evalf())
+        distances = sorted(
+            (abs(float(_value(body).evalf()) - goal), letter) for letter, body in options.items()
+        )
+    except (AttributeError, TypeError, ValueError):
+        return None  # an option or the value is not a number
+    (nearest, letter), (runner_up, _) = distances[0], distances[1]
+    return letter if runner_up - nearest > _TOLERANCE * max(1.0, abs(goal)) else None
+
+
+def _other_letter(letter: str | None, gold: str) -> bool:
+    stated = _GOLD_LETTER.match(_GOLD_WORD.sub(r"\1", gold))
+    return letter is not None and stated is not None and stated.group(1) != letter
+
+
+def _finite_sum(index: str, low: str, high: str, term: str) -> sympy.Expr | None:
+    """The sum of ``term`` for ``index`` from ``low`` to ``high``, term by term."""
+    if _UNREADABLE.search(term) or not 0 <= int(high) - int(low) < _MOST_TERMS:
+        return None
+    value = _value(term)
+    if value is None or {s.name for s in value.free_symbols} != {index}:
+        return None
+    (symbol,) = value.free_symbols
+    return sympy.Add(*(value.subs(symbol, k) for k in range(int(low), int(high) + 1)))

@@ -84,6 +84,25 @@ def same_reals(gold: str, answer: str) -> bool | None:
     return all(gold_region(p) == answer_region(p) for p in points)
 
 
+_OR = re.compile(r"\bor\b(?!\s+equal)")
+
+
+def nested_choice(answer: str) -> bool:
+    """Two sets offered with "or", one strictly inside the other ("x > 0 or x ≥ 0"): no one
+    writes a union that way, so it is a choice between two answers, not one set."""
+    plain = _MARKUP.sub(lambda m: next((g for g in m.groups() if g), ""), answer)
+    pieces = [p.strip() for p in _OR.split(plain.replace("−", "-")) if p.strip()]
+    if len(pieces) != 2:
+        return False
+    regions = [_intersection(_OUTER_PAUSE.sub("", piece)) for piece in pieces]
+    if any(region is None for region in regions):
+        return False
+    first, second = regions
+    inside = [(first(p), second(p)) for p in _probe_points(answer)]
+    differ = any(a != b for a, b in inside)
+    return differ and (all(b or not a for a, b in inside) or all(a or not b for a, b in inside))
+
+
 @lru_cache(maxsize=2048)
 def _region(text: str) -> Region | None:
     plain = _MARKUP.sub(lambda m: next((g for g in m.groups() if g), ""), text)

@@ -58,7 +58,12 @@ from grading.equivalence.rewrite import (
 from grading.evaluators import forms
 from grading.evaluators.committed_choice import declines, grade_choice
 from grading.evaluators.gathered_parts import GatheredParts, gather_parts
-from grading.evaluators.nearmiss import ROUNDING_ASKED, near_miss_signals
+from grading.evaluators.nearmiss import (
+    COMPLEX_UNIT,
+    NO_REAL,
+    ROUNDING_ASKED,
+    near_miss_signals,
+)
 from grading.gold import PLUS_MINUS, gold_is_suspect
 from grading.option_lists import grade_option_list
 from grading.types import (
@@ -448,8 +453,15 @@ def _grade_math(
         # "every real number $x$ is a solution": the sentence names the unknown, not its value
         return {**shown, "status": Status.NO_ANSWER, "detail": "only a variable's name"}
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
-    if _offered_after(sample.output, final) or _answers_on_conditions(sample.output, final):
-        signals.append("hedged")  # "the area is **24** (or $6\sqrt{7}$ if 8 is the hypotenuse)"
+    if (
+        _offered_after(sample.output, final)
+        or _answers_on_conditions(sample.output, final)
+        or _GENERAL_ANSWER_ASIDE.search(final.text)
+        or real_sets.nested_choice(stated.expression)
+    ):
+        # "the area is **24** (or $6\sqrt{7}$ if 8 is the hypotenuse)", "x (assuming x ≥ 0; in
+        # general it's |x|)", "x > 0 or x ≥ 0"
+        signals.append("hedged")
     if hedges(sample.output, final) and (correct or _OFFERS_ANOTHER.search(final.text)):
         # "probably 12" is a guess a person confirms when it is right; a wrong guess is just
         # wrong, unless it offers another answer too ("12, or possibly 18")
@@ -484,6 +496,9 @@ def _grade_math(
         signals.append("multiple_answers")  # "2000万円（200,000,000円）": the same unit, two values
     if correct and in_one_unit:
         signals.append("form_requested")
+    if correct and NO_REAL.search(final.text) and COMPLEX_UNIT.search(gold):
+        # "No real solution (in complex numbers, x = ±2i).": which of the two is the answer?
+        signals.append("no_real_solution")
     if correct and _counts_another_group(stated, sample.problem, sample.output):
         signals.append("other_quantity")  # "There are 18 boys." where girls are asked, and 18
     if correct:
@@ -537,6 +552,13 @@ _OFFERED_AFTER = re.compile(
 
 
 # A clause that sets a condition, at the start of a sentence or of a clause in it
+# An aside that gives the answer again for the general case: "(assuming x ≥ 0; in general
+# it's |x|)", "(otherwise it is 12)".
+_GENERAL_ANSWER_ASIDE = re.compile(
+    r"\([^()]*?\b(?:in\s+general|otherwise|more\s+generally)\b,?\s*(?:it'?s|it\s+is|the\s+answer"
+    r"\s+is|=|is)\s+[^()\s][^()]*\)",
+    re.IGNORECASE,
+)
 _CONDITION_OPENS = re.compile(r"(?:^|[;,:]\s*|\bbut\s+)\W*(?:if|when|assuming|otherwise)\b", re.I)
 _CONDITION_WORDS = ("if", "when", "assuming", "otherwise")
 _CONDITION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from grading import options
+from grading import options, recompute
 from grading.answers import read_answer
 from grading.candidates import (
     Candidate,
@@ -90,6 +90,11 @@ _YES_NO_HEDGE = re.compile(
     re.IGNORECASE,
 )
 # "true when x is nonnegative": an answer that holds only under a condition.
+# "in one sense yes, and in another sense no": both answers in the closing sentence ("no" as
+# an answer, not "no real solution")
+_YES_AND_NO = re.compile(
+    r"\byes\b(?=.*\bno\b(?!\s*[a-z]))|\bno\b(?!\s*[a-z])(?=.*\byes\b)", re.IGNORECASE
+)
 _CONDITIONAL = re.compile(
     r"\b(?:true|false|yes|no),?\s+(?:only\s+)?(?:when|if|provided|as long as|unless|except"
     r"|but not (?:at|for|when|if)|apart from|other than"
@@ -143,6 +148,8 @@ def grade_choice(
         and _same_value(sample.problem, answer, expected)
     ):
         signals.append("many_answers")  # "(A) 1/2 (B) 0.5": the other letter is as right
+    if answer != expected and recompute.contradicts(sample.gold, sample.problem):
+        signals.append("gold_suspect")  # "Is 1 a prime number?" stored as Yes
     return {
         "misread": _choice_misreads(answer, kind, candidates, evaluations),
         "status": Status.OK,
@@ -259,6 +266,10 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                 or _option_said(listed, value)
                 # "Answer: A. No", where "No" is (B)
                 or _option_said(listed, _rest_of_line(after))
+                # "So $x = 5$ or $x = -3$." before "(A)", where (B) is "$-3$ and $5$"
+                or _option_with_these_values(listed, working)
+                # "$2^{10} \equiv 1 \pmod{11}$" in the working, where (B) is 1
+                or _option_with_value(listed, _residue_found(working, sample.problem))
                 # "\boxed{A}" and then "In other words, … in 1.5 hours.", (D)'s value
                 or _option_with_value(listed, _restated_value(after[:_RESULT_REACH]))
             )
@@ -434,6 +445,39 @@ _NAMING_TAIL = re.compile(
 )
 
 
+_NUMBER = re.compile(r"(?<![\w^_{.])-?\d+(?:\.\d+)?(?![\w.])")
+# "x = 5", "$x = -3$": a value given to an unknown
+_ASSIGNED = re.compile(r"(?<![\w\\])[a-z]\s*=\s*(-?\d+(?:\.\d+)?)(?![\w.])")
+
+
+def _option_with_these_values(listed: dict[str, str], working: str) -> str | None:
+    """The one option of several numbers ("$-3$ and $5$") whose numbers are exactly the values
+    the working's last sentence gives its unknown ("So $x = 5$ or $x = -3$.")."""
+    lines = [s for s in _SENTENCE_BREAK.split(working.strip()) if s.strip()]
+    found = set(_ASSIGNED.findall(lines[-1].replace("−", "-"))) if lines else set()
+    if len(found) < 2:
+        return None
+    matching = [
+        letter
+        for letter, text in listed.items()
+        if len(numbers := _NUMBER.findall(text.replace("−", "-"))) >= 2 and set(numbers) == found
+    ]
+    return matching[0] if len(matching) == 1 else None
+
+
+# "2^{10} \equiv 1 \pmod{11}", "\equiv 1 \cdot 2 = 2 \pmod 7": the residue a congruence ends
+# on, and its modulus
+_RESIDUE = re.compile(r"(?:\\equiv|=)\s*(-?\d+)\s*(?:\\pmod|\\mod|\(\s*\\?mod\b)\s*\{?\s*(\d+)")
+
+
+def _residue_found(working: str, problem: str) -> str:
+    """The residue the working's last congruence arrives at, modulo a number the question
+    names (not "2025 ≡ 1 (mod 4)" on the way to a units digit)."""
+    found = last_match(_RESIDUE, working)
+    named = found is not None and re.search(rf"(?<!\d){found.group(2)}(?!\d)", problem)
+    return found.group(1) if named else ""
+
+
 def _restated_value(after: str) -> str:
     """The number a sentence after the answer says it again with ("In other words, they finish
     the room in 1.5 hours."); none without such a sentence."""
@@ -557,12 +601,14 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
     if candidates.final is not None:
         stated.append(candidates.final.text[:80])
     final = candidates.final
+    closing = sentence_of(sample.output, final) if final is not None else ""
     if (
         any(_YES_NO_HEDGE.search(text) for text in stated)
         or hedge_words(opening)
         or _CONDITIONAL.search(opening)
         or any(hedges(sample.output, c) for c in candidates.weighty())
-        or (final is not None and _CONDITIONAL.search(sentence_of(sample.output, final)))
+        or _CONDITIONAL.search(closing)
+        or _YES_AND_NO.search(closing)
     ):
         signals.append("hedged")
     if _NEGATED_QUESTION.search(sample.problem[-300:]) and _TRUTH_WORD.search(
@@ -627,10 +673,13 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
 
 # A claim about every case, and an explanation that finds one where it fails.
 _UNIVERSAL = re.compile(
-    r"\bfor (?:all|every|each|any)\b|\balways\b|\bevery\b|\bno matter\b", re.IGNORECASE
+    r"\bfor (?:all|every|each|any)\b|\balways\b|\bevery\b|\bno matter\b"
+    r"|\b(?:are|do|does|is|will)\s+all\b",
+    re.IGNORECASE,
 )
 _EXCEPTION = re.compile(
-    r"(?<!if and )\bonly (?:when|if|for)\b|\bcounter-?example\b|\bnot always\b|\bfails (?:for|when)\b",
+    r"(?<!if and )\bonly (?:when|if|for)\b|\bcounter-?example\b|\bnot always\b|\bfails (?:for|when)\b"
+    r"|\bexcept(?:\s+for)?\b|\bapart from\b|\bexceptions?\b",
     re.IGNORECASE,
 )
 
@@ -743,23 +792,41 @@ def _reverses_the_comparison(sample: Sample) -> bool:
 _KINDS = frozenset("number numbers integer integers function value real shape figure".split())
 
 
+_DENIED_BEFORE = re.compile(r"\bnot\b|n't\b|\bnever\b", re.IGNORECASE)
+
+
 def _affirms_question(sample: Sample) -> bool:
     """A "no" whose explanation says the question's own term of its subject ("Is 2^61 - 1
     prime?" … "No. … Pervushin proved that it is prime")."""
     explanation = sample.output[-600:]
     for term in _predicate_term(sample.problem):
+        # "is a Mersenne prime" says "a prime number"; "an amorphous solid" is no "crystalline
+        # solid": a word of kind before the term, where the question has none of its own
+        unqualified = re.search(rf"\b(?:a|an)\s+{re.escape(term)}\b", sample.problem[-300:], re.I)
+        kind = r"(?:(?!not\b|non\b|never\b)[A-Za-z-]+\s+)?" if unqualified else ""
         for match in re.finditer(
             rf"(?:\b(?:it|this number|this|which|the \w+)|\$([^$\n]{{1,40}})\$)\s+is\s+"
             rf"(?:(?:a|an|indeed|also|actually|therefore|thus|always|clearly)\s+)?"
-            rf"{re.escape(term)}\b",
+            rf"{kind}{re.escape(term)}\b",
             explanation,
             re.I,
         ):
             # "Therefore $f$ is one-to-one", not "if $f$ is one-to-one" or "whether it is", nor
             # "$\\sqrt{2}$ is irrational" of a number the question does not name
-            named = match.group(1) is None or match.group(1).strip() in sample.problem
-            if named and not _CONDITION.search(
-                explanation[max(0, match.start() - 12) : match.start()]
+            # "$2^{31} - 1 = 2{,}147{,}483{,}647$ is prime": the question's number, worked out
+            worked = match.group(1).partition("=")[0].strip() if match.group(1) else ""
+            named = (
+                match.group(1) is None
+                or match.group(1).strip() in sample.problem
+                or (len(worked) > 1 and worked in sample.problem)
+            )
+            # not "if $p$ is prime", nor "that does not guarantee that $2^{31} - 1$ is prime"
+            if (
+                named
+                and not _CONDITION.search(explanation[max(0, match.start() - 12) : match.start()])
+                and not _DENIED_BEFORE.search(
+                    explanation[max(0, match.start() - 40) : match.start()]
+                )
             ):
                 return True
     return _affirms_the_verb(sample.problem, explanation) or _restates_the_question(

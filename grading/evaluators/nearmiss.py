@@ -7,6 +7,7 @@ unit, an integration constant, or a problem that admits many right answers.
 
 from __future__ import annotations
 
+import cmath
 import math
 import re
 from fractions import Fraction
@@ -66,8 +67,8 @@ _UNIT_WORD = re.compile(
     re.IGNORECASE,
 )
 # "no real solutions" where the gold gives complex ones ("-1 \\pm 2i").
-_NO_REAL = re.compile(r"\bno real\b|\bnot real\b|\bnon-?real\b", re.IGNORECASE)
-_COMPLEX_UNIT = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])")
+NO_REAL = re.compile(r"\bno real\b|\bnot real\b|\bnon-?real\b", re.IGNORECASE)
+COMPLEX_UNIT = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])")
 # The parts of a gold: "(a) …; (b) …", "3; 5".
 _PARTS = re.compile(r";|(?=\(\s*[b-h]\s*\))")
 _PART_LABEL = re.compile(r"^\s*(?:\\[ ,;]\s*)*\(\s*[a-h]\s*\)\s*(?:\\[ ,;]\s*)*")
@@ -168,7 +169,7 @@ def near_miss_signals(
         found.append("constant_of_integration")
     if _MANY_ANSWERS.search(_question(sample.problem)):
         found.append("many_answers")
-    if _NO_REAL.search(stated.raw) and _COMPLEX_UNIT.search(gold):
+    if NO_REAL.search(stated.raw) and COMPLEX_UNIT.search(gold):
         found.append("no_real_solution")
     if _states_a_family(sample.output, stated, candidates) and not _GENERAL_SOLUTION.search(gold):
         found.append("form_requested")  # "x = π/6 + 2kπ, k ∈ ℤ" where the values are listed
@@ -185,6 +186,8 @@ def near_miss_signals(
         or _other_angle_between(gold, stated.expression, sample.problem)
         or _odds_as_a_probability(gold, stated.expression, sample.problem)
         or _intersection_for_union(gold, stated.expression)
+        or _other_log_base(gold, stated.expression, sample.problem)
+        or _ordered_for_unordered(gold, stated.expression, sample.problem)
     ):
         found.append("two_readings")
     if _one_coordinate(gold, stated, sample):
@@ -195,10 +198,13 @@ def near_miss_signals(
         found.append("order_lost")
     if _polynomial_with_these_zeros(gold, stated.expression):
         found.append("form_requested")  # "(x - 2)(x - 5)" for "Find the zeros": 2, 5
-    if _decimal_for_a_base(gold, stated.expression, sample.problem) or _line_for_its_slope(
-        gold, stated, sample.problem
+    if (
+        _decimal_for_a_base(gold, stated.expression, sample.problem)
+        or _line_for_its_slope(gold, stated, sample.problem)
+        or _equation_for_its_parameter(gold, stated, sample.problem)
     ):
-        found.append("form_requested")  # 256 for 100_{16}; "y = 5x - 16" for the slope 5
+        # 256 for 100_{16}; "y = 5x - 16" for the slope 5; "y = 4x + 3" for a in y = ax + 3
+        found.append("form_requested")
     if (
         (
             _MONOTONE.search(_question(sample.problem))
@@ -208,7 +214,11 @@ def near_miss_signals(
         or _counted_the_ends(gold, stated.expression, sample)
     ):
         found.append("endpoint_convention")
-    elif _BETWEEN.search(_question(sample.problem)) and _ENDPOINTS_CHOSEN.search(sample.output):
+    elif (
+        _BETWEEN.search(_question(sample.problem))
+        and _ENDPOINTS_CHOSEN.search(sample.output)
+        and not _ENDPOINTS_CHOSEN.search(sample.problem)  # "strictly between": no choice left
+    ):
         found.append("endpoint_convention")  # "… 3, 4, 5, 6, 7 (including the endpoints)"
     return found
 
@@ -233,7 +243,8 @@ _HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+\$?-?\d+\$?\s+and\s+\$?-?\d+", re.IGNORECASE)
 _ENDPOINTS_CHOSEN = re.compile(
     r"\b(?:includ|exclud)\w*\s+(?:the\s+|both\s+)?(?:endpoints|ends|bounds)\b"
-    r"|\b(?:inclusive|exclusive)\b",
+    r"|\b(?:inclusive|exclusive)\b|\bstrictly\s+(?:greater|less|more|bigger|smaller|between|above"
+    r"|below|inside)\b",
     re.IGNORECASE,
 )
 
@@ -800,6 +811,109 @@ def _line_for_its_slope(gold: str, stated: StatedAnswer, problem: str) -> bool:
         return False
     slope = expression.coeff(variable, 1)
     return bool(compare_values(gold, sympy.latex(slope)).equal)
+
+
+# "Find $a$ if the line $y = ax + 3$ passes through $(2, 11)$.": one letter asked, which an
+# equation of the problem holds.
+_PARAMETER_ASKED = re.compile(
+    r"\b(?:value\s+of|find|determine|solve\s+for)\s+(?:the\s+constant\s+)?\$\s*([a-z])\s*\$",
+    re.IGNORECASE,
+)
+_GIVEN_EQUATION = re.compile(r"\$\s*([a-zA-Z](?:\s*\(\s*[a-z]\s*\))?)\s*=\s*([^$=]+)\$")
+
+
+def _equation_for_its_parameter(gold: str, stated: StatedAnswer, problem: str) -> bool:
+    """The problem's own equation with the asked letter put in ("y = 4x + 3" where a in
+    y = ax + 3 is asked, and the gold is 4): the value is in the answer, not given as asked."""
+    asked = _PARAMETER_ASKED.search(_question(problem))
+    value = _numeric_value(gold)
+    answer = parse_answer(stated.expression).first if stated.head else None
+    if asked is None or value is None or not isinstance(answer, sympy.Expr):
+        return False
+    letter = asked.group(1)
+    for given in _GIVEN_EQUATION.finditer(problem):
+        if given.group(1).replace(" ", "") != stated.head.replace(" ", ""):
+            continue
+        expression = parse_answer(given.group(2)).first
+        if not isinstance(expression, sympy.Expr):
+            continue
+        names = {symbol.name: symbol for symbol in expression.free_symbols}
+        if letter not in names or len(names) != 2:
+            continue
+        filled = expression.subs(names[letter], value)
+        if _same_function(filled, answer):
+            return True
+    return False
+
+
+def _same_function(first: sympy.Expr, second: sympy.Expr) -> bool:
+    """Equal at every probe of their one variable (matched by name)."""
+    names = {s.name for s in first.free_symbols} | {s.name for s in second.free_symbols}
+    if len(names) != 1:
+        return False
+    try:
+        return all(
+            cmath.isclose(
+                complex(first.subs({s: point for s in first.free_symbols})),
+                complex(second.subs({s: point for s in second.free_symbols})),
+                rel_tol=1e-9,
+                abs_tol=1e-9,
+            )
+            for point in _LOG_PROBES
+        )
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+
+
+# "Find $\dfrac{d}{dx}\log x$.": log with no base is ln to some, log base 10 to others.
+_BARE_LOG = re.compile(r"\\log(?!\s*_)|(?<![\\\w])log(?!\s*_)\b")
+_LOG_PROBES = (0.35, 1.3, 2.9, 4.4)  # positive: where a logarithm is defined
+_LN_TEN = math.log(10)
+
+
+def _other_log_base(gold: str, answer: str, problem: str) -> bool:
+    """Gold and answer a factor ln 10 apart where the problem writes log with no base
+    (1/x against 1/(x ln 10)): each is right under one reading of "log"."""
+    if not _BARE_LOG.search(problem):
+        return False
+    gold_value, answer_value = parse_answer(gold).first, parse_answer(answer).first
+    if not (isinstance(gold_value, sympy.Expr) and isinstance(answer_value, sympy.Expr)):
+        return False
+    ratios = []
+    try:
+        for point in _LOG_PROBES:
+            top = complex(gold_value.subs({s: point for s in gold_value.free_symbols}))
+            bottom = complex(answer_value.subs({s: point for s in answer_value.free_symbols}))
+            ratios.append(top / bottom)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return any(
+        all(math.isclose(abs(r), factor, rel_tol=1e-6) and abs(r.imag) < 1e-9 for r in ratios)
+        for factor in (_LN_TEN, 1 / _LN_TEN)
+    )
+
+
+# "How many pairs of positive integers have product 36?": ordered pairs or unordered ones.
+_PAIRS_ASKED = re.compile(r"\bhow\s+many\b[^?]*\bpairs\b", re.IGNORECASE)
+# "ordered pairs", "with $x \le y$": the question says whether order counts
+_PAIRS_SAID = re.compile(
+    r"\b(?:un)?ordered\b|\bdistinct\b|\bunique\b|\\le(?:q)?\b|\\ge(?:q)?\b|[<>≤≥]", re.IGNORECASE
+)
+
+
+def _ordered_for_unordered(gold: str, answer: str, problem: str) -> bool:
+    """A count of pairs twice the gold's, or about twice (less the pair of equal parts), or
+    half of it, where the question does not say whether (a, b) and (b, a) are one pair."""
+    question = _question(problem)
+    if not _PAIRS_ASKED.search(question) or _PAIRS_SAID.search(question):
+        return False
+    gold_count, answer_count = _number(gold), _number(answer)
+    if gold_count is None or answer_count is None or min(gold_count, answer_count) < 1:
+        return False
+    return any(
+        more in (2 * fewer, 2 * fewer - 1)
+        for more, fewer in ((answer_count, gold_count), (gold_count, answer_count))
+    )
 
 
 _MAX_DEGREE = 8  # a factorisation someone writes out, not a polynomial to solve numerically

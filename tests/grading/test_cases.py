@@ -46,7 +46,7 @@ DATA_FLOORS = {
     "heldout_realistic_Q.jsonl": (2, 51),
     "heldout_mixed_R.jsonl": (4, 44),
     # Written after the fifth pass: 5 silent errors on arrival.
-    "heldout_realistic_S.jsonl": (3, 37),
+    "heldout_realistic_S.jsonl": (1, 38),
     # Written after S: 5 and 13 silent errors on arrival.
     "heldout_realistic_T.jsonl": (4, 40),
     "heldout_mixed_U.jsonl": (4, 41),
@@ -65,7 +65,7 @@ DATA_FLOORS = {
     "heldout_realistic_AE.jsonl": (1, 35),
     "heldout_realistic_AF.jsonl": (1, 35),
     "heldout_mixed_AG.jsonl": (4, 45),
-    "heldout_mixed_AH.jsonl": (5, 48),
+    "heldout_mixed_AH.jsonl": (3, 47),
     # Written after AE to AH: 11, 4, 2 and 7 silent errors on arrival (AK with 84 of 160 rows
     # flagged, most by a Markdown heading read as a GSM8K answer line).
     "heldout_realistic_AI.jsonl": (3, 33),
@@ -74,7 +74,7 @@ DATA_FLOORS = {
     "heldout_mixed_AL.jsonl": (4, 45),
     # Written after AI to AL: 10, 7, 6 and 5 silent errors on arrival (AN and AP with base
     # models' invented turns after the answer).
-    "heldout_realistic_AM.jsonl": (5, 36),
+    "heldout_realistic_AM.jsonl": (2, 35),
     "heldout_mixed_AN.jsonl": (4, 36),
     "heldout_realistic_AO.jsonl": (4, 33),
     "heldout_mixed_AP.jsonl": (1, 54),
@@ -85,10 +85,10 @@ DATA_FLOORS = {
     "heldout_mixed_AT.jsonl": (5, 51),
     # Written after AQ to AT: 12, 11, 2 and 7 silent errors on arrival (AV, units in six
     # languages, with 45% of its rows flagged).
-    "heldout_realistic_AU.jsonl": (9, 37),
+    "heldout_realistic_AU.jsonl": (6, 33),
     "heldout_mixed_AV.jsonl": (2, 75),
     "heldout_realistic_AW.jsonl": (0, 39),
-    "heldout_mixed_AX.jsonl": (5, 47),
+    "heldout_mixed_AX.jsonl": (3, 43),
     # Written after AU to AX: 8, 2, 13 and 5 silent errors on arrival (BA, multiple choice
     # in AQuA's "A)24, B)26" form, with letters hedged and values that name another option).
     "heldout_realistic_AY.jsonl": (3, 39),
@@ -141,7 +141,7 @@ DATA_FLOORS = {
     # Written after CA to CD: 4, 3, 6 and 0 silent errors on arrival (the fewest yet).
     "heldout_realistic_CE.jsonl": (3, 35),
     "heldout_mixed_CF.jsonl": (1, 46),
-    "heldout_realistic_CG.jsonl": (4, 58),
+    "heldout_realistic_CG.jsonl": (3, 57),
     "heldout_mixed_CH.jsonl": (0, 47),
     # Written after CE to CH: 4, 7, 9 and 1 silent errors on arrival (CJ, yes/no in ten
     # languages, where "no" also denies other things: "has no prime factors other than 2").
@@ -199,7 +199,7 @@ DATA_FLOORS = {
     "heldout_realistic_DO.jsonl": (8, 40),
     "heldout_mixed_DP.jsonl": (13, 41),
     "heldout_realistic_DQ.jsonl": (4, 45),
-    "heldout_mixed_DR.jsonl": (10, 34),
+    "heldout_mixed_DR.jsonl": (9, 34),
     "heldout_realistic_DS.jsonl": (0, 46),
     "heldout_mixed_DT.jsonl": (6, 46),
     "heldout_realistic_DU.jsonl": (5, 49),
@@ -220,15 +220,15 @@ DATA_FLOORS = {
     "heldout_mixed_EJ.jsonl": (6, 33),
     "heldout_realistic_EK.jsonl": (4, 45),
     "heldout_mixed_EL.jsonl": (1, 55),
-    "heldout_realistic_EM.jsonl": (8, 20),
+    "heldout_realistic_EM.jsonl": (6, 20),
     "heldout_mixed_EN.jsonl": (4, 41),
     "heldout_realistic_EO.jsonl": (2, 69),
     "heldout_mixed_EP.jsonl": (4, 32),
     "heldout_realistic_EQ.jsonl": (3, 42),
     "heldout_mixed_ER.jsonl": (7, 38),
-    "heldout_realistic_ES.jsonl": (6, 34),
+    "heldout_realistic_ES.jsonl": (5, 33),
     "heldout_mixed_ET.jsonl": (3, 40),
-    "heldout_realistic_EU.jsonl": (3, 29),
+    "heldout_realistic_EU.jsonl": (3, 28),
     "heldout_mixed_EV.jsonl": (8, 25),
     "heldout_realistic_EW.jsonl": (9, 38),
     "heldout_mixed_EX.jsonl": (6, 39),
@@ -240,6 +240,10 @@ DATA_FLOORS = {
     "heldout_mixed_FD.jsonl": (3, 41),
     "heldout_realistic_FE.jsonl": (3, 52),
     "heldout_mixed_FF.jsonl": (13, 43),
+    "heldout_realistic_FG.jsonl": (1, 27),
+    "heldout_mixed_FH.jsonl": (3, 35),
+    "heldout_realistic_FI.jsonl": (2, 35),
+    "heldout_mixed_FJ.jsonl": (3, 33),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

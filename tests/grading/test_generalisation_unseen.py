@@ -5102,3 +5102,115 @@ def test_another_option_of_the_gold_options_value_is_as_right():
 )
 def test_answers_right_under_another_reading_of_the_question_go_to_a_person(gold, output, problem):
     assert "two_readings" in reasons(grade(gold, output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("False", "**True**: $0 = 2 \\cdot 0$.", "True or false: $0$ is an even number."),
+        (
+            "B",
+            "$7.1^2 = 50.41$, so 7.1 is closer. **Answer: (C)**",
+            "Which of the following is closest to $\\sqrt{50}$?\n\n(A) 6.5 (B) 7 (C) 7.1 (D) 7.5",
+        ),
+        ("2, 9", "$x = 2$ is extraneous.\n\n$$\\boxed{9}$$", "Solve $\\sqrt{x + 7} = x - 5$."),
+    ],
+)
+def test_a_gold_the_question_itself_refutes_goes_to_a_person(gold, output, problem):
+    assert "gold_suspect" in reasons(grade(gold, output, problem=problem))
+
+
+def test_a_yes_that_names_an_exception_to_every_case_contradicts_itself():
+    output = "The one exception is 2, the only even prime.\n\nSo yes, prime numbers are odd (apart from 2)."
+    result = grade("No", output, problem="Is every prime number odd? Answer Yes or No.")
+    assert "contradicts_itself" in reasons(result)
+
+
+def test_a_no_whose_explanation_calls_the_number_a_kind_of_prime_contradicts_itself():
+    output = "No — $2^{31} - 1 = 2{,}147{,}483{,}647$ is a Mersenne prime."
+    result = grade("Yes", output, problem="Is $2^{31} - 1$ a prime number?")
+    assert "contradicts_itself" in reasons(result)
+
+
+def test_yes_in_one_sense_and_no_in_another_is_a_hedge():
+    output = "So in one sense yes, and in another sense no: it equals 1 in the limit."
+    result = grade("Yes", output, problem="Is $0.999\\ldots$ equal to $1$?")
+    assert result.needs_review
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "\\frac{1}{x}",
+            "$$\\boxed{\\dfrac{1}{x\\ln 10}}$$",
+            "Find $\\dfrac{d}{dx}\\log x$.",
+        ),
+        (
+            "5",
+            "So there are $\\boxed{9}$ pairs: $(1,36), (2,18), \\ldots, (36,1)$.",
+            "How many pairs of positive integers have product $36$?",
+        ),
+    ],
+)
+def test_a_log_without_base_and_pairs_without_order_have_two_readings(gold, output, problem):
+    assert "two_readings" in reasons(grade(gold, output, problem=problem))
+
+
+def test_a_count_strictly_between_the_bounds_is_an_endpoint_convention():
+    output = '"Between" means strictly greater than 10 and strictly less than 50.\n\n**Answer: 7**'
+    problem = "How many integers between $10$ and $50$ are multiples of $5$?"
+    assert "endpoint_convention" in reasons(grade("9", output, problem=problem))
+
+
+def test_the_problems_equation_with_the_value_put_in_is_not_the_value_asked():
+    problem = "Find the value of $a$ if the line $y = ax + 3$ passes through the point $(2, 11)$."
+    output = "$$11 = a(2) + 3 \\implies 2a = 8$$\n\nSo the line is\n\n$$\\boxed{y = 4x + 3}$$"
+    assert "form_requested" in reasons(grade("4", output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        (
+            "B",
+            "So $x = 5$ or $x = -3$.\n\n**Answer: (A)**",
+            "Solve $x^2-2x-15=0$: (A) $3$ and $-5$ (B) $-3$ and $5$ (C) $3$ and $5$",
+        ),
+        (
+            "B",
+            "Fermat gives $$2^{10} \\equiv 1 \\pmod{11}.$$\n\n(Indeed $2^{10} = 1024 = 11 \\cdot 93 + 1$.)\n\n**Answer: (D)**",
+            "What is the remainder when $2^{10}$ is divided by $11$?\n\n(A) $0$ (B) $1$ (C) $2$ (D) $10$",
+        ),
+    ],
+)
+def test_a_letter_against_the_roots_or_residue_just_found_is_a_mismatch(gold, output, problem):
+    assert "letter_value_mismatch" in reasons(grade(gold, output, problem=problem))
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("(0,\\infty)", "So the domain is x > 0 or x ≥ 0.", "What is the domain of $1/\\sqrt{x}$?"),
+        ("|x|", "x (assuming x ≥ 0; in general it's |x|)", "Simplify $\\sqrt{x^2}$ for real $x$."),
+    ],
+)
+def test_two_answers_one_inside_the_other_or_one_in_an_aside_are_a_hedge(gold, output, problem):
+    assert "hedged" in reasons(grade(gold, output, problem=problem))
+
+
+def test_no_real_solution_with_the_complex_ones_in_brackets_goes_to_a_person():
+    output = "**Answer:** No real solution (in complex numbers, $x = \\pm 2i$)."
+    result = grade("\\pm 2i", output, problem="Solve $x^2 + 4 = 0$.")
+    assert "no_real_solution" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("56", "You can order 56 different three-topping pizzas."),
+        ("$403.20", "The carpet will cost $\\$403.2$."),
+    ],
+)
+def test_a_count_with_hyphenated_words_and_an_escaped_dollar_in_math_are_read(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT

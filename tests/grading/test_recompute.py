@@ -39,6 +39,28 @@ from grading.recompute import contradicts
         ("25\\pi", "Find the area of a circle with diameter 10.", False),
         ("100\\pi", "Find the area of a circle with diameter 10.", True),
         ("78.5", "What is the area of a circle with radius 5? Round to the nearest tenth.", False),
+        ("2, 9", "Solve $\\sqrt{x + 7} = x - 5$.", True),  # 2 is extraneous
+        ("9", "Solve $\\sqrt{x + 7} = x - 5$.", False),
+        ("x = 2 or x = -2", "Solve $x^2 - 4 = 0$.", False),
+        ("\\pm 2", "Solve $\\dfrac{x^2 - 4}{x - 2} = 0$.", True),  # 2 zeroes the denominator
+        ("3 \\pm \\sqrt{2}", "Solve $x^2-6x+7=0$.", False),
+        ("4\\frac{1}{2}", "Solve $\\frac{2}{3}x = 3$.", False),  # a mixed number, 9/2
+        ("No", "Is $2^{31} - 1$ a prime number?", True),
+        ("False", "True or false: $0$ is an even number.", True),
+        ("Yes", "Is 1 a prime number? Answer Yes or No.", True),
+        ("No", "Is 1 a prime number? Answer Yes or No.", False),
+        ("\\text{Yes}", "Is $91$ divisible by $7$?", False),
+        ("Yes", "Is $6$ a factor of $45$?", True),
+        ("91", "What is the smallest prime number greater than $90$?", True),
+        ("7", "Find the largest prime factor of $91$.", True),
+        ("13", "Find the largest prime factor of $91$.", False),
+        ("16", "How many prime numbers are there between $1$ and $50$?", True),
+        ("15", "How many prime numbers are there between $1$ and $50$?", False),
+        ("5", "How many prime numbers are there between $2$ and $11$?", False),  # with the ends
+        ("355", "Find $\\displaystyle\\sum_{k=1}^{10} k^2$.", True),
+        ("385", "Find $\\displaystyle\\sum_{k=1}^{10} k^2$.", False),
+        ("B", "Which of the following is closest to $\\sqrt{50}$?\n\n(A) 7 (B) 7.5 (C) 8", True),
+        ("A", "Which of the following is closest to $\\sqrt{50}$?\n\n(A) 7 (B) 7.5 (C) 8", False),
     ],
 )
 def test_the_problems_own_answer_decides(gold, problem, expected):
