@@ -213,6 +213,12 @@ _COMPOUND_TIME = re.compile(
     rf"(\d+)\s*({MINUTE_WORDS}|{SECOND_WORDS})(?![A-Za-zА-Яа-яäöüé])",
     re.IGNORECASE,
 )
+_FEET_AND_INCHES = re.compile(
+    r"(\d+)\s*(ft|feet|foot)\.?\s*,?\s*(?:and\s+)?(\d+(?:\.\d+)?)\s*(in|inch|inches)\b\.?", re.I
+)
+_POUNDS_AND_OUNCES = re.compile(
+    r"(\d+)\s*(lbs?|pounds?)\.?\s*,?\s*(?:and\s+)?(\d+(?:\.\d+)?)\s*(oz|ounces?)\b\.?", re.I
+)
 # ", or about $13.33" after an answer, unless a rate follows ("or about $0.67 a pen").
 _OR_ABOUT = re.compile(
     r",\s*or\s+(?:about|approximately|roughly)\s+\\?\$?\s*(-?\d+(?:\.\d+)?)(?!\S*\s+(?:a|an|per|each)\b)"
@@ -679,6 +685,11 @@ def _compound_quantity(text: str) -> tuple[str, str] | None:
     money = _YUAN_AND_JIAO.search(text)
     if money is not None:
         return _decimal(Fraction(money.group(1)) + Fraction(int(money.group(2)), 10)), "元 角"
+    imperial = _FEET_AND_INCHES.search(text) or _POUNDS_AND_OUNCES.search(text)
+    if imperial is not None:  # "6 ft 6 in" is 6.5 ft, "3 lb 4 oz" 3.25 lb
+        parts = 12 if imperial.re is _FEET_AND_INCHES else 16
+        value = Fraction(imperial.group(1)) + Fraction(imperial.group(3)) / parts
+        return _decimal(value), f"{imperial.group(2)} {imperial.group(4)}"
     match = _COMPOUND_TIME.search(text)
     if match is None:
         return None

@@ -159,6 +159,44 @@ _FINITE_SUM = re.compile(
     re.IGNORECASE,
 )
 _MOST_TERMS = 1000
+# Word problems whose numbers fix the answer: "a rectangle with length $14$ cm and width $9$
+# cm", "the legs of a right triangle measure 8 and 15", "a regular hexagon has sides of length
+# 4", "rises from \$80 to \$92", "a sample of 5 measurements: 4, 6, 8, 10, 12".
+_QUANTITY = r"\\?\$?\s*\$?(\d+(?:\.\d+)?)\$?"
+_RECTANGLE = re.compile(
+    rf"\brectangle\b[^.?]*?\b(length|width)\s+(?:of\s+|is\s+)?{_QUANTITY}[^.?\d]*?\b(?:and|,)\s+"
+    rf"(?:a\s+)?(length|width)\s+(?:of\s+|is\s+)?{_QUANTITY}",
+    re.IGNORECASE,
+)
+_LEGS = re.compile(
+    rf"\blegs\s+of\s+(?:a|the)\s+right\s+triangle\s+(?:measure|are|have\s+lengths?)\s+{_QUANTITY}"
+    rf"[^.?\d]*?\band\s+{_QUANTITY}",
+    re.IGNORECASE,
+)
+_POLYGON_SIDES = {
+    "triangle": 3, "square": 4, "pentagon": 5, "hexagon": 6, "heptagon": 7, "octagon": 8,
+    "nonagon": 9, "decagon": 10, "dodecagon": 12,
+}  # fmt: skip
+_REGULAR_POLYGON = re.compile(
+    rf"\bregular\s+({'|'.join(_POLYGON_SIDES)})\s+has\s+(?:sides?|side\s+length)s?\s+(?:of\s+)?"
+    rf"(?:length\s+)?{_QUANTITY}",
+    re.IGNORECASE,
+)
+_FROM_TO = re.compile(rf"\bfrom\s+{_QUANTITY}\s+to\s+{_QUANTITY}", re.IGNORECASE)
+_DATA = re.compile(r"-?\d+(?:\.\d+)?(?:\s*,\s*(?:and\s+)?-?\d+(?:\.\d+)?){2,}")
+_CONVENTION = re.compile(r"\b(sample|population)\b", re.IGNORECASE)
+# "What is the standard deviation?", "Find the mean of …": the measure asked, first thing
+_MEASURE_ASKED = re.compile(
+    r"\b(?:what\s+is|what's|find|compute|calculate|determine)\s+(?:its\s+|their\s+|the\s+)"
+    r"(?:(?:sample|population)\s+)?(mean|average|median|standard deviation|variance)\b"
+    r"(?!\s+(?:absolute|deviation|squared?)\b)"  # not the mean absolute deviation
+)
+_ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ROUNDED_GOLD = re.compile(r"-?\d+\.(\d+)")
+_UNIT_WORDS = re.compile(
+    r"\\text\s*\{[^{}]*\}(?:\s*\^\s*\{?\d\}?)?|\\(?:mathrm|textrm)\s*\{[^{}]*\}|\\[,;! ]|~"
+    r"|\\%|%|\\?\$|\^\s*\\circ|°|(?<=\d)\s*(?:square\s+)?[a-z]{1,6}(?:\^\{?\d\}?|²|³)?\s*$"
+)
 _YES_GOLD = re.compile(r"^\W*(?:yes|true)\W*$", re.IGNORECASE)
 _NO_GOLD = re.compile(r"^\W*(?:no|false)\W*$", re.IGNORECASE)
 _GOLD_WORD = re.compile(r"\\(?:text|textbf|mathrm)\s*\{([^{}]*)\}")
@@ -209,6 +247,8 @@ def contradicts(gold: str, problem: str) -> bool:
 
 
 def _contradicts(gold: str, question: str) -> bool:
+    if readings := _worked_from_the_numbers(question):
+        return all(_differs_as_rounded(expected, gold) for expected in readings)
     if match := _EVALUATE.match(question):
         value = _value(match.group(1))
         if value is not None and _IN_DEGREES.search(match.group(2) or ""):
@@ -583,3 +623,80 @@ def _finite_sum(index: str, low: str, high: str, term: str) -> sympy.Expr | None
         return None
     (symbol,) = value.free_symbols
     return sympy.Add(*(value.subs(symbol, k) for k in range(int(low), int(high) + 1)))
+
+
+def _worked_from_the_numbers(question: str) -> tuple[sympy.Expr, ...]:
+    """The answers of a short word problem whose every number is one a known formula takes
+    (a rectangle's area or perimeter, a hypotenuse, a regular polygon's perimeter, a percent
+    change with or without its sign, the spread, mean or median of a listed sample); none
+    where it is not such a problem."""
+    answer = _one_worked_answer(question)
+    if isinstance(answer, tuple):
+        return answer
+    return () if answer is None else (answer,)
+
+
+def _one_worked_answer(question: str) -> sympy.Expr | tuple[sympy.Expr, ...] | None:
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s]
+    asked = sentences[-1].lower() if sentences else ""
+    numbers = _ANY_NUMBER.findall(question)
+    if (rectangle := _RECTANGLE.search(question)) and len(numbers) == 2:
+        if {rectangle.group(1).lower(), rectangle.group(3).lower()} != {"length", "width"}:
+            return None
+        length, width = sympy.Rational(rectangle.group(2)), sympy.Rational(rectangle.group(4))
+        if "perimeter" in asked:
+            return 2 * (length + width)
+        return length * width if "area" in asked else None
+    if (legs := _LEGS.search(question)) and len(numbers) == 2 and "hypotenuse" in asked:
+        return sympy.sqrt(sympy.Rational(legs.group(1)) ** 2 + sympy.Rational(legs.group(2)) ** 2)
+    if (polygon := _REGULAR_POLYGON.search(question)) and len(numbers) == 1:
+        sides = _POLYGON_SIDES[polygon.group(1).lower()]
+        return sides * sympy.Rational(polygon.group(2)) if "perimeter" in asked else None
+    if (change := _FROM_TO.search(question)) and len(numbers) == 2 and "percent" in asked:
+        before, after = sympy.Rational(change.group(1)), sympy.Rational(change.group(2))
+        if before == 0 or not re.search(r"\b(?:increase|decrease|change)\b", asked):
+            return None
+        change = (after - before) / before * 100
+        return (change, -change)  # "-15%", or "15%" with the sign said in words
+    return _spread_of_a_sample(question, asked, numbers)
+
+
+def _spread_of_a_sample(question: str, asked: str, numbers: list[str]) -> sympy.Expr | None:
+    """The standard deviation or variance of a listed sample or population (as the problem
+    names it), or the mean or median of a list, where the problem has no other numbers but
+    the list's length."""
+    data = _DATA.search(question)
+    if data is None:
+        return None
+    values = [sympy.Rational(v) for v in re.findall(r"-?\d+(?:\.\d+)?", data.group(0))]
+    others = _ANY_NUMBER.findall(question[: data.start()] + question[data.end() :])
+    if any(int(float(n)) != len(values) for n in others) or len(numbers) > len(values) + 1:
+        return None
+    measure = _MEASURE_ASKED.search(asked)
+    if measure is None:
+        return None
+    named = measure.group(1)
+    mean = sympy.Add(*values) / len(values)
+    if named in {"mean", "average"}:
+        return mean
+    if named == "median":
+        ordered, middle = sorted(values), len(values) // 2
+        return ordered[middle] if len(values) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    convention = _CONVENTION.search(question)
+    if convention is None:
+        return None  # the sample's or the population's: the question does not say
+    squares = sympy.Add(*((v - mean) ** 2 for v in values))
+    divisor = len(values) - 1 if convention.group(1).lower() == "sample" else len(values)
+    variance = squares / divisor
+    return variance if named == "variance" else sympy.sqrt(variance)
+
+
+def _differs_as_rounded(expected: sympy.Expr, gold: str) -> bool:
+    """True when the gold, units and percent signs aside, is not ``expected``, nor its
+    rounding to the gold's own decimal places."""
+    plain = _UNIT_WORDS.sub("", gold).strip()
+    rounded = _ROUNDED_GOLD.fullmatch(plain)
+    if rounded is None:
+        return _differs(expected, plain)
+    places = len(rounded.group(1))
+    return abs(float(expected) - float(plain)) > 0.5 * 10**-places + 1e-9

@@ -86,10 +86,16 @@ _YES_NO_HEDGE = re.compile(
     r"|casi (?:todos|siempre)|quase (?:todos|sempre)|почти (?:все|всегда)"
     r"|for (?:all )?practical purposes|in (?:a|one|some|certain)\s+(?:[a-z]+\s+)?sense"
     r"|hängt (?:davon )?ab|teilweise|(?:ça|cela) dépend|dépend de|en partie|depende"
-    r"|parcialmente|en parte|зависит|частично)\b",
+    r"|parcialmente|en parte|зависит|частично"
+    r"|sí o no|oui ou non|ja oder nein|sim ou não|да или нет|según|selon|je nach)\b",
     re.IGNORECASE,
 )
 # "true when x is nonnegative": an answer that holds only under a condition.
+_BOTH_ANSWERS = re.compile(
+    r"\b(?:yes or no|no or yes|sí o no|oui ou non|ja oder nein|sim ou não|да или нет"
+    r"|it depends|depends on|depende|según|selon|je nach)\b",
+    re.IGNORECASE,
+)
 # "in one sense yes, and in another sense no": both answers in the closing sentence ("no" as
 # an answer, not "no real solution")
 _YES_AND_NO = re.compile(
@@ -609,6 +615,9 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         or any(hedges(sample.output, c) for c in candidates.weighty())
         or _CONDITIONAL.search(closing)
         or _YES_AND_NO.search(closing)
+        # no stated answer found: both answers offered on the reply's last line ("Respuesta:
+        # sí o no, según la definición")
+        or (final is None and _BOTH_ANSWERS.search(reply.strip().rpartition("\n")[2]))
     ):
         signals.append("hedged")
     if _NEGATED_QUESTION.search(sample.problem[-300:]) and _TRUTH_WORD.search(

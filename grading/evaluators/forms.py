@@ -19,7 +19,7 @@ from grading.equivalence.integer_sets import CONGRUENCE_MARK
 from grading.equivalence.rewrite import LATEX_SPACE, top_level_parts
 from grading.equivalence.structure import common_factor_left, factoring_incomplete, letter_cancels
 from grading.evaluators.extraction import braced_argument
-from grading.units import other_unit_than_asked
+from grading.units import other_unit_than_asked, stated_unit, unit_named
 
 # The question asks for a form.
 _LONE_LETTER = re.compile(r"[A-Za-z]")
@@ -263,7 +263,10 @@ def form_signals(
         or (asked.simplify and less_simplified(gold, stated.expression))
         or _common_factor_left(stated.expression, problem[-600:])
         or _leading_sign_left(stated.expression, problem[-600:])
-        or (asked.scientific and _unnormalised_scientific(stated.expression))
+        or (
+            asked.scientific
+            and _unnormalised_scientific(stated.expression.rpartition("=")[2].strip())
+        )
         # "x^3 + 2x^2 - 9x - 18 = (x + 2)(x^2 - 9)": the side the identity ends on
         or (asked.factor and factoring_incomplete(gold, stated.expression.rpartition("=")[2]))
         or (asked.expand and factoring_incomplete(stated.expression, gold))
@@ -276,7 +279,7 @@ def form_signals(
         and not asked.interval_context
     ):
         found.append("pair_or_interval")  # "1 < x < 7" for the bare gold (1, 7)
-    if stated.compound:
+    if stated.compound and not _gold_in_the_larger_unit(gold, stated.units):
         found.append("unit_mismatch")  # "37 min 30 s" for 37.5 (minutes)
 
     if _CLOSED_AT_INFINITY.search(stated.expression):
@@ -596,6 +599,13 @@ def _group_end(text: str, start: int) -> int:
         if depth == 0:
             return index + 1
     return -1
+
+
+def _gold_in_the_larger_unit(gold: str, units: str) -> bool:
+    """The gold names the larger unit of a two-unit answer ("6.5 \\text{ ft}" for "6 ft 6 in"),
+    so the answer's reading in that unit is the gold's own."""
+    larger = unit_named(units.split()[0]) if units.split() else None
+    return larger is not None and stated_unit(gold) == larger
 
 
 def _unnormalised_scientific(answer: str) -> bool:

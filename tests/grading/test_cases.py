@@ -31,7 +31,7 @@ DATA_FLOORS = {
     # Written for the fourth pass (docs/grading.md): 21, 8, 9, 14, 3, 9, 12, 8 and 3 silent
     # errors on arrival.
     "heldout_realistic_F.jsonl": (5, 46),
-    "heldout_realistic_G.jsonl": (4, 35),
+    "heldout_realistic_G.jsonl": (3, 35),
     "heldout_peer_H.jsonl": (1, 32),
     "heldout_mixed_J.jsonl": (1, 48),
     "heldout_realistic_I.jsonl": (1, 32),
@@ -128,7 +128,7 @@ DATA_FLOORS = {
     "heldout_mixed_BV.jsonl": (3, 51),
     # Written after BS to BV: 6, 11, 4 and 8 silent errors on arrival (BX, programs' printed
     # output: several values printed, floats printed in full, a given number factored).
-    "heldout_realistic_BW.jsonl": (3, 32),
+    "heldout_realistic_BW.jsonl": (1, 32),
     "heldout_mixed_BX.jsonl": (4, 36),
     "heldout_realistic_BY.jsonl": (1, 43),
     "heldout_mixed_BZ.jsonl": (5, 41),
@@ -213,7 +213,7 @@ DATA_FLOORS = {
     "heldout_realistic_EC.jsonl": (9, 27),
     "heldout_mixed_ED.jsonl": (3, 42),
     "heldout_realistic_EE.jsonl": (2, 40),
-    "heldout_mixed_EF.jsonl": (4, 35),
+    "heldout_mixed_EF.jsonl": (3, 35),
     "heldout_realistic_EG.jsonl": (4, 50),
     "heldout_mixed_EH.jsonl": (8, 33),
     "heldout_realistic_EI.jsonl": (2, 34),
@@ -235,7 +235,7 @@ DATA_FLOORS = {
     "heldout_realistic_EY.jsonl": (8, 41),
     "heldout_mixed_EZ.jsonl": (5, 24),
     "heldout_realistic_FA.jsonl": (5, 28),
-    "heldout_mixed_FB.jsonl": (2, 53),
+    "heldout_mixed_FB.jsonl": (1, 54),
     "heldout_realistic_FC.jsonl": (5, 37),
     "heldout_mixed_FD.jsonl": (3, 41),
     "heldout_realistic_FE.jsonl": (3, 52),
@@ -244,6 +244,10 @@ DATA_FLOORS = {
     "heldout_mixed_FH.jsonl": (3, 35),
     "heldout_realistic_FI.jsonl": (2, 35),
     "heldout_mixed_FJ.jsonl": (3, 33),
+    "heldout_realistic_FK.jsonl": (2, 30),
+    "heldout_mixed_FL.jsonl": (1, 35),
+    "heldout_realistic_FM.jsonl": (2, 33),
+    "heldout_mixed_FN.jsonl": (6, 47),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

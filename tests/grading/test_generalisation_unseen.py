@@ -5214,3 +5214,32 @@ def test_no_real_solution_with_the_complex_ones_in_brackets_goes_to_a_person():
 )
 def test_a_count_with_hyphenated_words_and_an_escaped_dollar_in_math_are_read(gold, output):
     assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_feet_and_inches_are_one_length_in_the_golds_unit():
+    output = "78 ÷ 12 = 6 remainder 6\n\n**Answer: 6 ft 6 in**"
+    result = grade(
+        "6.5 \\text{ ft}", output, problem="A board is $78$ inches long. How long is it in feet?"
+    )
+    assert result.auto_verdict is Verdict.CORRECT
+    assert not result.needs_review
+
+
+def test_square_yards_where_square_feet_are_asked_is_another_unit():
+    problem = "A patio is $9$ ft wide and $12$ ft long. What is its area in square feet?"
+    output = "Area = 108 ft², and 108 ÷ 9 = 12.\n\n**The patio's area is 12 square yards.**"
+    assert "unit_mismatch" in reasons(grade("108", output, problem=problem))
+
+
+def test_scientific_notation_worked_out_to_a_coefficient_over_ten_is_not_the_form_asked():
+    output = "0.00045 = 45 × 10⁻⁵"
+    result = grade(
+        "4.5 \\times 10^{-4}", output, problem="Express $0.00045$ in scientific notation."
+    )
+    assert result.needs_review
+
+
+def test_yes_or_no_by_definition_in_spanish_is_a_hedge():
+    output = "Sin embargo, depende de la definición.\n\nRespuesta: sí o no, según la definición de rectángulo."
+    result = grade("Yes", output, problem="Is every square a rectangle? Answer Yes or No.")
+    assert "hedged" in reasons(result)

@@ -45,6 +45,44 @@ from grading.recompute import contradicts
         ("\\pm 2", "Solve $\\dfrac{x^2 - 4}{x - 2} = 0$.", True),  # 2 zeroes the denominator
         ("3 \\pm \\sqrt{2}", "Solve $x^2-6x+7=0$.", False),
         ("4\\frac{1}{2}", "Solve $\\frac{2}{3}x = 3$.", False),  # a mixed number, 9/2
+        (
+            "16 \\text{ cm}",
+            "The legs of a right triangle measure $8$ cm and $15$ cm. How long is the hypotenuse?",
+            True,
+        ),
+        (
+            "17 \\text{ cm}",
+            "The legs of a right triangle measure $8$ cm and $15$ cm. How long is the hypotenuse?",
+            False,
+        ),
+        (
+            "116 \\text{ cm}^2",
+            "Find the area of a rectangle with length $14$ cm and width $9$ cm.",
+            True,
+        ),
+        ("46", "A rectangle has a width of 9 and a length of 14. What is its perimeter?", False),
+        (
+            "20 \\text{ cm}",
+            "A regular hexagon has sides of length $4$ cm. What is its perimeter?",
+            True,
+        ),
+        (
+            "13.04\\%",
+            "A stock's price rises from \\$80 to \\$92. What is the percent increase?",
+            True,
+        ),
+        ("13.04", "A price falls from 92 to 80. What is the percent decrease?", False),  # rounded
+        (
+            "2\\sqrt{2}",
+            "A sample of 5 measurements: $4, 6, 8, 10, 12$. What is the standard deviation?",
+            True,
+        ),
+        (
+            "3.16",
+            "A sample of 5 measurements: $4, 6, 8, 10, 12$. What is the standard deviation?",
+            False,
+        ),
+        ("7", "What is the mean of 4, 6, 8, 10, 12?", True),
         ("No", "Is $2^{31} - 1$ a prime number?", True),
         ("False", "True or false: $0$ is an even number.", True),
         ("Yes", "Is 1 a prime number? Answer Yes or No.", True),
