@@ -556,7 +556,7 @@ def _truth_differs(truth: bool, gold: str) -> bool:
 def _prime_near(extreme: str, relation: str, term: str) -> sympy.Expr | None:
     """The prime next to a number, or a number's smallest or largest prime factor."""
     number = _integer(term)
-    if number is None or number > _LARGEST_PRIME_TEST:
+    if number is None:
         return None
     smallest = extreme.lower() in {"smallest", "least"}
     relation = relation.lower()
@@ -630,35 +630,31 @@ def _worked_from_the_numbers(question: str) -> tuple[sympy.Expr, ...]:
     (a rectangle's area or perimeter, a hypotenuse, a regular polygon's perimeter, a percent
     change with or without its sign, the spread, mean or median of a listed sample); none
     where it is not such a problem."""
-    answer = _one_worked_answer(question)
-    if isinstance(answer, tuple):
-        return answer
-    return () if answer is None else (answer,)
-
-
-def _one_worked_answer(question: str) -> sympy.Expr | tuple[sympy.Expr, ...] | None:
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s]
     asked = sentences[-1].lower() if sentences else ""
     numbers = _ANY_NUMBER.findall(question)
     if (rectangle := _RECTANGLE.search(question)) and len(numbers) == 2:
         if {rectangle.group(1).lower(), rectangle.group(3).lower()} != {"length", "width"}:
-            return None
+            return ()
         length, width = sympy.Rational(rectangle.group(2)), sympy.Rational(rectangle.group(4))
         if "perimeter" in asked:
-            return 2 * (length + width)
-        return length * width if "area" in asked else None
+            return (2 * (length + width),)
+        return (length * width,) if "area" in asked else ()
     if (legs := _LEGS.search(question)) and len(numbers) == 2 and "hypotenuse" in asked:
-        return sympy.sqrt(sympy.Rational(legs.group(1)) ** 2 + sympy.Rational(legs.group(2)) ** 2)
+        return (
+            sympy.sqrt(sympy.Rational(legs.group(1)) ** 2 + sympy.Rational(legs.group(2)) ** 2),
+        )
     if (polygon := _REGULAR_POLYGON.search(question)) and len(numbers) == 1:
         sides = _POLYGON_SIDES[polygon.group(1).lower()]
-        return sides * sympy.Rational(polygon.group(2)) if "perimeter" in asked else None
+        return (sides * sympy.Rational(polygon.group(2)),) if "perimeter" in asked else ()
     if (change := _FROM_TO.search(question)) and len(numbers) == 2 and "percent" in asked:
         before, after = sympy.Rational(change.group(1)), sympy.Rational(change.group(2))
         if before == 0 or not re.search(r"\b(?:increase|decrease|change)\b", asked):
-            return None
-        change = (after - before) / before * 100
-        return (change, -change)  # "-15%", or "15%" with the sign said in words
-    return _spread_of_a_sample(question, asked, numbers)
+            return ()
+        percent = (after - before) / before * 100
+        return (percent, -percent)  # "-15%", or "15%" with the sign said in words
+    spread = _spread_of_a_sample(question, asked, numbers)
+    return () if spread is None else (spread,)
 
 
 def _spread_of_a_sample(question: str, asked: str, numbers: list[str]) -> sympy.Expr | None:

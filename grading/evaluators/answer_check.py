@@ -64,8 +64,9 @@ from grading.evaluators.nearmiss import (
     ROUNDING_ASKED,
     near_miss_signals,
 )
-from grading.gold import PLUS_MINUS, gold_is_suspect
+from grading.gold import gold_is_suspect
 from grading.option_lists import grade_option_list
+from grading.recompute import PLUS_MINUS
 from grading.types import (
     CHOICE_ANSWER_TYPES,
     SINGLE_VALUE_TYPES,

@@ -77,30 +77,30 @@ _QUESTION_WORDS = frozenset(
 _IS_PRIME = re.compile(r"\bis\s+(\d{2,9})\s+(?:a\s+)?prime\b", re.IGNORECASE)
 _PRODUCT = re.compile(r"(\d{1,9})\s*(?:×|\\times|\*|·|\\cdot|x)\s*(\d{1,9})(?!\d|\.\d)")
 _QUOTIENT = re.compile(r"(\d{1,9})\s*(?:÷|/|\\div)\s*(\d{1,9})\s*=\s*(\d{1,9})(?!\d|\.\d)")
+# Both answers, or either on a condition: "yes or no", "it depends", "sí o no, según …".
+_BOTH_WAYS = (
+    r"yes or no|no or yes|it depends|depends on|sí o no|oui ou non|ja oder nein|sim ou não"
+    r"|да или нет|depende|según|selon|je nach"
+)
 _YES_NO_HEDGE = re.compile(
     r"\b(?:mostly|partly|partially|somewhat|sometimes|generally|usually|often|in some cases"
-    r"|it depends|depends on|depending on|yes and no|yes or no|no or yes|true or false"
+    rf"|depending on|yes and no|true or false|{_BOTH_WAYS}"
     r"|both|neither|not (?:always|necessarily|entirely)"
     r"|more or less|kind of|sort of|technically|strictly speaking|loosely speaking"
     r"|(?:almost|nearly) (?:all|always|every)|fast (?:alle|immer)|presque (?:tous|toujours)"
     r"|casi (?:todos|siempre)|quase (?:todos|sempre)|почти (?:все|всегда)"
     r"|for (?:all )?practical purposes|in (?:a|one|some|certain)\s+(?:[a-z]+\s+)?sense"
-    r"|hängt (?:davon )?ab|teilweise|(?:ça|cela) dépend|dépend de|en partie|depende"
-    r"|parcialmente|en parte|зависит|частично"
-    r"|sí o no|oui ou non|ja oder nein|sim ou não|да или нет|según|selon|je nach)\b",
+    r"|hängt (?:davon )?ab|teilweise|(?:ça|cela) dépend|dépend de|en partie"
+    r"|parcialmente|en parte|зависит|частично)\b",
     re.IGNORECASE,
 )
-# "true when x is nonnegative": an answer that holds only under a condition.
-_BOTH_ANSWERS = re.compile(
-    r"\b(?:yes or no|no or yes|sí o no|oui ou non|ja oder nein|sim ou não|да или нет"
-    r"|it depends|depends on|depende|según|selon|je nach)\b",
-    re.IGNORECASE,
-)
+_BOTH_ANSWERS = re.compile(rf"\b(?:{_BOTH_WAYS})\b", re.IGNORECASE)
 # "in one sense yes, and in another sense no": both answers in the closing sentence ("no" as
 # an answer, not "no real solution")
 _YES_AND_NO = re.compile(
     r"\byes\b(?=.*\bno\b(?!\s*[a-z]))|\bno\b(?!\s*[a-z])(?=.*\byes\b)", re.IGNORECASE
 )
+# "true when x is nonnegative": an answer that holds only under a condition.
 _CONDITIONAL = re.compile(
     r"\b(?:true|false|yes|no),?\s+(?:only\s+)?(?:when|if|provided|as long as|unless|except"
     r"|but not (?:at|for|when|if)|apart from|other than"
