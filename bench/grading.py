@@ -10,6 +10,10 @@ copy (which the engine grades once per distinct row) is a secondary line.
 Each measurement runs in a fresh process, repetitions interleaved:
 - the baseline: one process calling math-verify ``parse(gold)``, ``parse(output)`` and
   ``verify`` on every row; its time is the loop alone, after importing math-verify;
+- the same loop split across one process per core, each on its share of the rows, started
+  together; its time is the slowest share's loop. Its ``x loop`` is what this machine gives
+  perfectly parallel work on all cores (2.0 on two idle cores; less where they share a
+  physical core or the host is busy), the ceiling for the engine's own all-cores figure;
 - ``python -m grading grade`` with all default evaluators, with all cores and with
   ``--workers 1``, timed from launching the command to its exit (start-up included).
 
@@ -36,6 +40,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -61,9 +66,11 @@ def main() -> None:
         help="also measure the command line of another checkout (say, before a change)",
     )
     parser.add_argument("--loop", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--share", default="0/1", help=argparse.SUPPRESS)  # this loop's rows
     args = parser.parse_args()
     if args.loop:
-        print(json.dumps(math_verify_loop(args.loop)))
+        share, shares = map(int, args.share.split("/"))
+        print(json.dumps(math_verify_loop(args.loop, share, shares)))
         return
 
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
@@ -71,7 +78,11 @@ def main() -> None:
         identical = write_run(Path(tmp) / "identical.csv", args.copies, distinct=False)
         rows = args.copies * 800
         engines = {"": REPO, **({f"{args.engine.name}: ": args.engine} if args.engine else {})}
-        measurements = {"plain math-verify loop, 1 process": lambda: run_loop(distinct)}
+        cores = os.cpu_count() or 1
+        measurements = {
+            "plain math-verify loop, 1 process": lambda: run_loop(distinct),
+            f"plain math-verify loop, {cores} processes": lambda: run_loops(distinct, cores),
+        }
         for label, engine in engines.items():
             measurements |= {
                 f"{label}grading grade, all cores": partial(run_cli, distinct, tmp, engine),
@@ -114,12 +125,13 @@ def write_run(path: Path, copies: int, *, distinct: bool) -> Path:
     return path
 
 
-def math_verify_loop(path: Path) -> dict:
-    """The baseline, in this process: math-verify on every row, as a script would call it."""
+def math_verify_loop(path: Path, share: int = 0, shares: int = 1) -> dict:
+    """The baseline, in this process: math-verify on every row (every ``shares``-th row from
+    ``share`` on), as a script would call it."""
     from math_verify import parse, verify
 
     with path.open(newline="", encoding="utf-8") as file:
-        rows = list(csv.DictReader(file))
+        rows = list(csv.DictReader(file))[share::shares]
     parse("$1$")  # importing SymPy and the grammar is not the loop's cost
     per_row = []
     started = time.perf_counter()
@@ -135,6 +147,26 @@ def run_loop(path: Path) -> dict:
     result = run_measured(command)
     loop = json.loads(result["stdout"])
     return {**result, "seconds": loop["seconds"], "p99_ms": p99(loop["per_row_ms"])}
+
+
+def run_loops(path: Path, processes: int) -> dict:
+    """The loop split across ``processes`` processes started together; timed by the slowest
+    share's loop, memory summed over them (CPU is counted around them all: each process's
+    own count would include the others' that ended meanwhile)."""
+    commands = [
+        [sys.executable, __file__, "--loop", str(path), "--share", f"{share}/{processes}"]
+        for share in range(processes)
+    ]
+    cpu_before = children_cpu()
+    with ThreadPoolExecutor(processes) as pool:
+        results = list(pool.map(run_measured, commands))
+    loops = [json.loads(result["stdout"]) for result in results]
+    return {
+        "seconds": max(loop["seconds"] for loop in loops),
+        "cpu": children_cpu() - cpu_before,
+        "peak_mb": sum(result["peak_mb"] for result in results),
+        "p99_ms": p99([ms for loop in loops for ms in loop["per_row_ms"]]),
+    }
 
 
 def run_cli(
@@ -155,7 +187,7 @@ def run_cli(
 def run_measured(command: list[str], cwd: Path = REPO, environment: dict | None = None) -> dict:
     """Run ``command`` to its end, timing it and sampling the PSS of its process tree."""
     env = {**os.environ, **(environment or {}), "PYTHONPATH": str(cwd)}
-    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_before = children_cpu()
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, text=True, env=env)
     peak = 0
@@ -182,9 +214,14 @@ def run_measured(command: list[str], cwd: Path = REPO, environment: dict | None 
     if process.returncode:
         raise SystemExit(f"{' '.join(command)} failed with status {process.returncode}")
     # Every process of the tree was waited for by its parent, so its CPU time is counted here.
-    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = sum(getattr(cpu_after, f) - getattr(cpu_before, f) for f in ("ru_utime", "ru_stime"))
+    cpu = children_cpu() - cpu_before
     return {"seconds": seconds, "cpu": cpu, "peak_mb": peak / 2**20, "stdout": stdout}
+
+
+def children_cpu() -> float:
+    """User and system time of this process's waited-for children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def p99(values: list[float]) -> float:

@@ -18,6 +18,7 @@ a signal). When the pool's end of the socket closes, the server kills its childr
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import json
 import os
@@ -198,6 +199,29 @@ class ForkServer:
 
     def _failure(self, what: str) -> ForkServerError:
         return ForkServerError(f"{what}; it said:\n{self.last_words()}")
+
+
+_started_early: list[ForkServer] = []
+
+
+def start_early() -> None:
+    """Start a fork server now, before the caller's own imports, for the first pool of this
+    process to take: the command line's imports and input then load while the engine warms."""
+    if not _started_early:
+        _started_early.append(ForkServer())
+        atexit.register(_close_untaken)
+
+
+def take_early_or_start() -> ForkServer:
+    """The server ``start_early`` started, the first time it is asked for; a new one after."""
+    return _started_early.pop() if _started_early else ForkServer()
+
+
+def _close_untaken() -> None:
+    """A command that ended before making a pool (a usage error) leaves no server behind."""
+    for server in _started_early:
+        server.close()
+    _started_early.clear()
 
 
 # --- the fork server process --------------------------------------------------------------

@@ -24,7 +24,13 @@ from collections.abc import Callable, Hashable, Sequence
 import psutil
 
 from grading.evaluators import AVAILABLE, DEFAULT_EVALUATORS, UnknownEvaluatorError
-from grading.forkserver import STARTUP_TIMEOUT, ForkedChild, ForkServer, ForkServerError
+from grading.forkserver import (
+    STARTUP_TIMEOUT,
+    ForkedChild,
+    ForkServer,
+    ForkServerError,
+    take_early_or_start,
+)
 from grading.protocol import encode
 from grading.sandbox_run import GradingRun
 from grading.types import GradedSample, Sample
@@ -336,7 +342,7 @@ class SandboxPool:
 
     def _start_server(self) -> ForkServer:
         self.servers_started += 1
-        return ForkServer()
+        return take_early_or_start()
 
     def _start_child(self, slot: int) -> _Child:
         """Fork a child for ``slot``, restarting a fork server that died or hangs."""

@@ -18,6 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from grading import forkserver
 from grading.sandbox import SandboxError, SandboxPool
 from grading.types import Sample, Status, Verdict
 
@@ -173,3 +174,26 @@ def test_when_the_pools_process_is_killed_its_fork_server_and_children_end():
     # Then the fork server and every child end soon after
     assert len(pids) == 3
     assert gone_within(pids, 30)
+
+
+def test_the_command_line_warms_its_fork_server_before_its_own_imports_and_leaves_none_behind():
+    # Given a server started early, as `python -m grading grade` does before importing the CLI,
+    # and a process started after it, whose start time marks "later" on the kernel's clock
+    forkserver.start_early()
+    time.sleep(0.1)
+    with subprocess.Popen(["sleep", "30"]) as marker:
+        later = psutil.Process(marker.pid).create_time()
+        marker.kill()
+
+    # When two pools are made and grade
+    with SandboxPool(1, timeout=LIMIT) as first, SandboxPool(1, timeout=LIMIT) as second:
+        graded = first.grade([NORMAL]) + second.grade([NORMAL])
+        servers = [first.server_pid, second.server_pid]
+
+        # Then the first took the early server and the second started its own
+        assert [g.auto_verdict for g in graded] == [Verdict.CORRECT, Verdict.CORRECT]
+        assert psutil.Process(servers[0]).create_time() < later
+        assert psutil.Process(servers[1]).create_time() >= later
+
+    # And both are gone once the pools close
+    assert gone_within(servers, 10)
