@@ -30,6 +30,7 @@ from grading.candidates import (
     sentence_of,
     what_is_asked,
 )
+from grading.equivalence import real_sets
 from grading.equivalence.check import compare_values, numeric_value
 from grading.equivalence.rewrite import LATEX_SPACE, number_words
 from grading.types import SINGLE_VALUE_TYPES, AnswerType, Sample
@@ -123,6 +124,9 @@ _HEADING = re.compile(r"[\s*#>]*(?:final\s+)?answer\s*[*:]*\s*", re.IGNORECASE)
 # equalities, and not a line that introduces the next).
 _CONCLUDING_VERB = re.compile(r"\b(?:is|are|equals)\b")
 _NAME_TO_VERB_CHARS = 40
+# Golds that may be a set of reals: "(1, 4)" reads as a point or an open interval.
+_SET_OF_REALS_TYPES = (AnswerType.INTERVAL_OR_SET, AnswerType.EQUATION, AnswerType.TUPLE)
+_SOLUTION_IS = re.compile(r"\bsolutions?(?:\s+set)?\s+(?:is|are)\s+(.+?)[\s.]*$", re.IGNORECASE)
 _NOT_ONE_PLAIN_VALUE = re.compile(
     r"(?<![\\A-Za-z])[A-Za-z]|[,;±≈=]|:\s*$|\\(?:pm|approx|text)\b|^\s*$"
 )
@@ -179,13 +183,20 @@ def detect(
         return tuple(findings)
     single_valued = answer_type in SINGLE_VALUE_TYPES and not is_multi_part(sample.gold)
     asked_name = what_is_asked(sample.problem).name
-    if states_different_answers(sample.output, candidates, single_valued, asked_name) or (
-        single_valued
-        and (
-            solved_otherwise_above(sample.output, candidates, sample.problem)
-            or concluded_otherwise_above(sample.output, candidates, sample.problem)
-            or boxes_an_operand(sample.output, candidates)
-            or ends_on_printed_values(sample.output)
+    if (
+        states_different_answers(sample.output, candidates, single_valued, asked_name)
+        or (
+            single_valued
+            and (
+                solved_otherwise_above(sample.output, candidates, sample.problem)
+                or concluded_otherwise_above(sample.output, candidates, sample.problem)
+                or boxes_an_operand(sample.output, candidates)
+                or ends_on_printed_values(sample.output)
+            )
+        )
+        or (
+            answer_type in _SET_OF_REALS_TYPES
+            and solution_set_otherwise_above(sample.output, candidates)
         )
     ):
         findings.append("multiple_answers")
@@ -502,11 +513,8 @@ def solved_otherwise_above(output: str, candidates: Candidates, problem: str) ->
     variable = what_is_asked(problem).variable if problem else ""
     if final is None or final.cue not in (FINAL_MARKER, BOXED) or not variable:
         return False
-    lines = output[max(0, final.start - _ABOVE_CHARS) : final.start].split("\n")[:-1]
-    lines = [line for line in lines if line.strip()]
-    while lines and _HEADING.fullmatch(lines[-1]):
-        lines.pop()
-    solved = _SOLVED_LINE.fullmatch(lines[-1]) if lines else None
+    line = _line_above(output, final)
+    solved = _SOLVED_LINE.fullmatch(line)
     if solved is None or solved.group(1) != variable:
         return False
     return not compare_values(solved.group(2), read_answer(final.text).expression).equal
@@ -521,18 +529,34 @@ def concluded_otherwise_above(output: str, candidates: Candidates, problem: str)
     if final is None or final.cue not in (FINAL_MARKER, ANSWER_MARKER, BOXED) or not name:
         return False
     answer = read_answer(final.text).expression
+    line = _line_above(output, final)
+    named = re.search(rf"\b{re.escape(name)}\b", line)
+    verb = _CONCLUDING_VERB.search(line, named.end()) if named else None
+    if verb is None or verb.start() - named.end() > _NAME_TO_VERB_CHARS:
+        return False
+    value = line[verb.end() :].strip().strip("$.* ").strip()
+    if not value or _NOT_ONE_PLAIN_VALUE.search(value) or _NOT_ONE_PLAIN_VALUE.search(answer):
+        return False
+    return compare_values(answer, value).equal is False
+
+
+def solution_set_otherwise_above(output: str, candidates: Candidates) -> bool:
+    """True when the answer line follows a sentence that says the solution is another set of
+    reals ("so the solution is $x < 2$ or $x > 3$." above ``\boxed{(2, 3)}``)."""
+    final = candidates.final
+    if final is None or final.cue not in (FINAL_MARKER, ANSWER_MARKER, BOXED):
+        return False
+    said = _SOLUTION_IS.search(_line_above(output, final))
+    return said is not None and real_sets.same_reals(said.group(1), final.text) is False
+
+
+def _line_above(output: str, final: Candidate) -> str:
+    """The last line with text above the final answer's line, headings ("**Answer:**") skipped."""
     lines = output[max(0, final.start - _ABOVE_CHARS) : final.start].split("\n")[:-1]
     lines = [line for line in lines if line.strip()]
     while lines and _HEADING.fullmatch(lines[-1]):
         lines.pop()
-    named = re.search(rf"\b{re.escape(name)}\b", lines[-1]) if lines else None
-    verb = _CONCLUDING_VERB.search(lines[-1], named.end()) if named else None
-    if verb is None or verb.start() - named.end() > _NAME_TO_VERB_CHARS:
-        return False
-    value = lines[-1][verb.end() :].strip().strip("$.* ").strip()
-    if not value or _NOT_ONE_PLAIN_VALUE.search(value) or _NOT_ONE_PLAIN_VALUE.search(answer):
-        return False
-    return compare_values(answer, value).equal is False
+    return lines[-1] if lines else ""
 
 
 def _on_its_own_line(output: str, candidate: Candidate) -> bool:

@@ -18,7 +18,10 @@ import re
 from functools import lru_cache
 
 import sympy
+from sympy.calculus.util import continuous_domain
 
+from grading.equivalence import real_sets
+from grading.equivalence.rewrite import number_words
 from grading.evaluators.symbolic import parse_answer
 from grading.options import problem_options
 
@@ -132,6 +135,44 @@ _DIVIDES = re.compile(
     rf"|an?\s+(factor|divisor)\s+of)\s+{_TERM}\s*\?{_YES_NO_FORMAT}\s*$",
     re.IGNORECASE,
 )
+# "True or False: $\\sum_{n=1}^{\\infty}\\frac{1}{n^2}=\\frac{\\pi^2}{8}$.", "Is it true that
+# $\\sqrt{2} \\cdot \\sqrt{8} = 4$?": an equality of two numbers, asked yes/no
+_CLAIMED_EQUALITY = re.compile(
+    r"^\s*(?:true\s+or\s+false\s*[:,?]\s*|is\s+it\s+true\s+that\s+|is\s+)"
+    r"\$\$?\s*(?:\\displaystyle\s*)?([^$<>]+?=[^$<>]+?)\s*\$\$?\s*[.?]?"
+    rf"{_YES_NO_FORMAT}\s*$",
+    re.IGNORECASE,
+)
+# "Solve $|x| < -2$.", "Solve the inequality $x^2 - 5x + 6 > 0$."; "Find the domain of
+# $f(x) = \\sqrt{x^2 - 1}$.": sets of reals SymPy works out
+_RELATION_SIGN = r"(?:<|>|≤|≥|\\[lg]eq?(?![a-z]))"
+_FORMAT_ASKED = r"(?:\s*,?\s*(?:and\s+)?(?:write|express|give|state|present)\b[^.?]*[.?]?)?"
+_SOLVE_INEQUALITY = re.compile(
+    rf"^\s*solve\s+(?:the\s+inequality\s+)?(?:for\s+\$?[a-z]\$?\s*:?\s*)?"
+    rf"\$\$?([^$]*?{_RELATION_SIGN}[^$]*?)\$\$?\s*(?:for\s+(?:real\s+)?\$?x\$?\s*)?[.?]?"
+    rf"{_FORMAT_ASKED}\s*$",
+    re.IGNORECASE,
+)
+_DOMAIN = re.compile(
+    r"^\s*(?:find|determine|what\s+is)\s+the\s+domain\s+of\s+(?:the\s+function\s+)?"
+    rf"\$\$?\s*[a-z]\s*\(\s*x\s*\)\s*=\s*([^$]+?)\s*\$\$?\s*[.?]?{_FORMAT_ASKED}\s*$",
+    re.IGNORECASE,
+)
+# "In how many ways can 5 people stand in a row?" (5!), "… sit around a round table?" (4!),
+# "In how many ways can a committee of 3 be chosen from 10 people?" (10 choose 3)
+_WAYS = r"^\s*in\s+how\s+many\s+(?:different\s+|distinct\s+)?ways\s+can\s+"
+_ARRANGED = re.compile(
+    rf"{_WAYS}\$?(\d+)\$?\s+(?:different\s+|distinct\s+)?[a-z]+\s+(?:stand|sit|line\s+up"
+    r"|be\s+(?:arranged|seated|lined\s+up|placed))\s+(?:(in\s+a\s+(?:row|line))|(?:around|at)\s+a"
+    r"\s+(?:round\s+|circular\s+)?table|in\s+a\s+circle)\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+_CHOSEN = re.compile(
+    rf"{_WAYS}an?\s+(?:committee|group|team|set|panel)\s+of\s+\$?(\d+)\$?\s+(?:[a-z]+\s+)?be"
+    r"\s+(?:chosen|selected|formed|picked)\s+from\s+(?:an?\s+(?:group|class|club|set|team)\s+of"
+    r"\s+)?\$?(\d+)\$?\s+[a-z]+\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
 # "What is the smallest prime number greater than $90$?", "Find the largest prime factor of 91."
 _PRIME_NEAR = re.compile(
     rf"^\s*{_VERB}\s+the\s+(smallest|least|largest|greatest)\s+prime(?:\s+number)?\s+"
@@ -215,6 +256,8 @@ _UNREADABLE = re.compile(
     r"|\\log\s*_\s*(?:\{[^}]*\}|\w)\s*(?:\{[^}]*\}|\w+)\s*(?:\\cdot|\\times|\*|/|\\div)",
 )
 _JUXTAPOSED = re.compile(r"\)\s*\(")
+# Notation whose value SymPy's reading gets wrong: repeating decimals, ellipses, residues.
+_REPEATING = re.compile(r"\\overline|\\dot|\.\.\.|\\ldots|\\cdots|\\pmod|\\mod")
 _TRIGONOMETRY = re.compile(r"\\(?:arc)?(?:sin|cos|tan|cot|sec|csc)(?![a-z])")
 _IN_DEGREES = re.compile(r"\bdegrees?\b", re.IGNORECASE)
 _DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°)")
@@ -239,10 +282,19 @@ def contradicts(gold: str, problem: str) -> bool:
     try:
         if match := _FINITE_SUM.match(question):
             return _differs(_finite_sum(*match.groups()), gold)
+        if match := _CLAIMED_EQUALITY.match(question):  # a sum or an integral is evaluated here
+            return _claim_refuted(match.group(1), gold)
         if _UNREADABLE.search(question):
             return False
         return _contradicts(gold, question)
-    except (ArithmeticError, ValueError, TypeError, RecursionError, sympy.PolynomialError):
+    except (
+        ArithmeticError,
+        ValueError,
+        TypeError,
+        RecursionError,
+        NotImplementedError,
+        sympy.PolynomialError,
+    ):
         return False  # SymPy could not work it out: nothing to check the gold against
 
 
@@ -270,6 +322,16 @@ def _contradicts(gold: str, question: str) -> bool:
         return _not_a_solution(
             match.group(1) or match.group(4), match.group(2) or match.group(3), gold
         )
+    counted = number_words(question)  # "five people"
+    if match := _ARRANGED.match(counted):
+        people = int(match.group(1))
+        return _differs(sympy.factorial(people if match.group(2) else people - 1), gold)
+    if match := _CHOSEN.match(counted):
+        return _differs(sympy.binomial(int(match.group(2)), int(match.group(1))), gold)
+    if match := _SOLVE_INEQUALITY.match(question):
+        return _other_set(_inequality_solution(match.group(1)), gold)
+    if match := _DOMAIN.match(question):
+        return _other_set(_domain(match.group(1)), gold)
     if match := _SOLVE_EQUATION.match(question):
         return _lists_a_non_solution(match.group(2), match.group(1), gold)
     if match := _HAS_PROPERTY.match(question):
@@ -302,6 +364,60 @@ def _contradicts(gold: str, question: str) -> bool:
     if match := _ROUND_MEASURE.match(question):
         return _differs(_round_measure(*match.groups()), gold)
     return False
+
+
+def _claim_refuted(equality: str, gold: str) -> bool:
+    """True when the gold says yes (true) to an equality of two numbers that differ, or no to
+    one that holds; nothing is decided where a side is not one number SymPy evaluates."""
+    sides = _top_level_sides(equality)
+    if len(sides) != 2 or _REPEATING.search(equality):
+        return False
+    values = [_value(side) for side in sides]
+    if any(value is None or value.free_symbols for value in values):
+        return False
+    numbers = [_at(value, None) for value in values]
+    return None not in numbers and _truth_differs(not _apart(*numbers), gold)
+
+
+def _inequality_solution(inequality: str) -> sympy.Set | None:
+    relation = parse_answer(inequality).first
+    if not isinstance(relation, sympy.core.relational.Relational):
+        return None
+    unknowns = relation.free_symbols
+    if len(unknowns) != 1:
+        return None
+    return sympy.solve_univariate_inequality(
+        relation, unknowns.pop(), relational=False, domain=sympy.S.Reals
+    )
+
+
+def _domain(expression: str) -> sympy.Set | None:
+    value = parse_answer(expression).first
+    if not isinstance(value, sympy.Expr) or len(value.free_symbols) != 1:
+        return None
+    return continuous_domain(value, next(iter(value.free_symbols)), sympy.S.Reals)
+
+
+def _other_set(solution: sympy.Set | None, gold: str) -> bool:
+    """True when the gold describes another set of reals than ``solution``."""
+    if not isinstance(solution, sympy.Set):
+        return False
+    ends = solution.boundary
+    if not (isinstance(ends, sympy.FiniteSet) or ends is sympy.S.EmptySet):
+        return False
+    bounds = [float(end) for end in ends if end.is_real and end.is_finite]
+    return real_sets.disagrees_with(gold, lambda x: bool(solution.contains(x)), bounds)
+
+
+def _top_level_sides(equality: str) -> list[str]:
+    """The sides of an equality, split at each "=" outside braces ("\\sum_{n=1}^{\\infty}")."""
+    sides, depth, start = [], 0, 0
+    for at, character in enumerate(equality):
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if character == "=" and depth == 0:
+            sides.append(equality[start:at])
+            start = at + 1
+    return [*sides, equality[start:]]
 
 
 def _value(latex: str) -> sympy.Expr | None:

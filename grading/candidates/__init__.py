@@ -507,9 +507,27 @@ def _standing(items: list[Candidate], tail: str, offset: int, think_end: int) ->
     corrected = last_self_correction(tail)
     if corrected >= 0:
         after = [c for c in standing if c.start >= offset + corrected]
-        if after:
+        if after and not _adds_to_the_answer(tail[corrected:], standing, after):
             standing = after
     return standing
+
+
+# A correction that finds one more solution rather than another one: "Wait — dividing by x
+# needs x ≠ 0. Let me check x = 0: … so x = 0 also works."
+_ALSO_A_SOLUTION = re.compile(
+    r"\balso\s+(?:works|satisfies|checks\s+out|valid|(?:is\s+)?an?\s+(?:valid\s+)?"
+    r"(?:solution|root|zero|answer))\b|\bis\s+also\s+an?\s+(?:solution|root|zero)\b",
+    re.IGNORECASE,
+)
+
+
+def _adds_to_the_answer(correction: str, standing: list[Candidate], after: list[Candidate]) -> bool:
+    """The correction says its value is one more solution, and what it states after it leaves
+    out the answer stated before it: the two stand together."""
+    if _ALSO_A_SOLUTION.search(correction) is None:
+        return False
+    later = " ".join(_core_text(c.text) for c in after)
+    return all(_core_text(c.text) not in later for c in standing if c not in after)
 
 
 def last_self_correction(text: str) -> int:

@@ -40,6 +40,13 @@ _CONCLUSION_WORDS = re.compile(
 
 
 # A sentence that opens like this is an aside, not the conclusion.
+# A closing count of the answers just listed: "There are 4 solutions in total."
+_ANSWERS_COUNTED = re.compile(
+    r"^\W*(?:so\s+|thus\s+|hence\s+)?there\s+are\s+(?:\$?\d+\$?|two|three|four|five|six)\s+"
+    r"(?:distinct\s+|real\s+|such\s+)?(solutions?|roots?|values?|angles?|zeros?|answers?)"
+    r"(?:\s+in\s+(?:total|all))?\W*$",
+    re.IGNORECASE,
+)
 _DIGRESSION = re.compile(
     r"^\s*\((?=[A-Z]?[a-z]+\s(?![-+=−×*/^<>])|[A-Z][a-z]+[:,])"  # not "(x − 3)² + …"
     r"|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"
@@ -529,6 +536,9 @@ def last_sentence(tail: str, offset: int, asked: Asked = NOTHING_ASKED) -> tuple
             continue
         if _DIGRESSION.match(sentence):
             continue  # "By the way, my favourite number is 50."
+        counted = _ANSWERS_COUNTED.match(sentence)
+        if counted and not asked.unit.lower().startswith(counted.group(1).lower()[:4]):
+            continue  # "There are 4 solutions in total." after listing them, not asked how many
         if (
             BOX.search(sentence)
             or ANSWER_MARKER_PATTERN.search(sentence)

@@ -61,6 +61,8 @@ _CLOCK = re.compile(
     r"(?!\s*(?:[/:]\d|(?:hours?|h|min)\b))\s*(?:([ap])\.?\s*m\b\.?)?",
     re.I,
 )
+# A whole hour with its half of the day: "8 PM", "11 a.m."
+_HOUR_OF_DAY = re.compile(r"(?<![\d.:])(\d{1,2})()()\s*([ap])\.?\s*m\b\.?", re.I)
 _CHINESE_CLOCK = re.compile(
     r"(上午|早上|凌晨|中午|下午|晚上)?\s*(\d{1,2})\s*[点點時时]\s*(?:(\d{1,2})\s*分|半)?"
 )
@@ -126,7 +128,7 @@ def compare(gold: str, answer: str) -> bool | None:
     if gold_clock is not None:
         # "17:30" asks the 24-hour clock: "5:30" there is half past five in the morning
         as_written = bool(_TWENTY_FOUR_HOURS.search(gold)) and not _HALF_OF_DAY.search(answer)
-        answer_clock = _clock(answer, as_written=as_written)
+        answer_clock = _clock(answer, as_written=as_written) or _last_clock_in(answer, as_written)
         if answer_clock is None:
             return None
         (gold_day, gold_moments), (answer_day, answer_moments) = gold_clock, answer_clock
@@ -212,10 +214,10 @@ def _clock(text: str, *, as_written: bool = False) -> tuple[int | None, frozense
             else _both_halves(int(chinese.group(2)), minutes)
         )
         return (days.pop() if days else None), moments
-    match = _CLOCK.fullmatch(rest)
+    match = _CLOCK.fullmatch(rest) or _HOUR_OF_DAY.fullmatch(rest)
     if match is None:
         return None
-    hours, minutes = int(match.group(1)), int(match.group(2))
+    hours, minutes = int(match.group(1)), int(match.group(2) or 0)
     half = (match.group(4) or "").lower()
     if minutes > 59 or hours > 24 or (hours == 24 and minutes) or (half and not 1 <= hours <= 12):
         return None
@@ -226,6 +228,18 @@ def _clock(text: str, *, as_written: bool = False) -> tuple[int | None, frozense
     else:
         moments = _both_halves(hours, minutes)
     return (days.pop() if days else None), moments
+
+
+def _last_clock_in(text: str, as_written: bool) -> tuple[int | None, frozenset[int]] | None:
+    """The last clock time a sentence names ("The battery will run out on Tuesday at 8 PM"),
+    on the one weekday it names, if any."""
+    found = [m for pattern in (_CLOCK, _HOUR_OF_DAY) for m in pattern.finditer(text)]
+    days = {_WEEKDAY[m.group(0).lower().rstrip(".")] for m in _WEEKDAY_WORD.finditer(text)}
+    if not found or len(days) > 1:
+        return None
+    last = max(found, key=lambda m: (m.end(), -m.start()))
+    read = _clock(last.group(0).strip(), as_written=as_written)
+    return None if read is None else ((days.pop() if days else None), read[1])
 
 
 def _both_halves(hours: int, minutes: int) -> frozenset[int]:

@@ -10,7 +10,7 @@ when they agree on every bound either names, just beside it and between bounds.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from grading.equivalence.check import numeric_value
@@ -24,7 +24,7 @@ _MARKUP = re.compile(
 _NUMBER = r"(?:[-+−]?\s*(?:\\infty|∞|\\[dt]?frac\{[^{}]+\}\{[^{}]+\}|\\sqrt\{[^{}]+\}|\d+(?:\.\d+)?(?:/\d+)?)(?:\s*\\sqrt\{[^{}]+\})?)"
 _INTERVAL = re.compile(rf"^\s*([(\[\]])\s*({_NUMBER})\s*[,;]\s*({_NUMBER})\s*([)\]\[])\s*$")
 _UNION = re.compile(r"\\cup|∪|\bor\b(?!\s+equal)|\boder\b|\bou\b|\bo\b")
-_INTERSECTION = re.compile(r"\band\b|\\land|\\wedge|,(?=\s*[a-z|]\s*(?:[<>≤≥]|\\[lg]))")
+_INTERSECTION = re.compile(r"\band\b|\\land|\\wedge|,(?=\s*[a-z|]\s*(?:[<>≤≥≠]|\\[lg]|\\ne))")
 _RELATION = re.compile(r"\\leq?(?:slant)?|\\geq?(?:slant)?|\\lt|\\gt|\\neq?|≤|≥|≠|<|>|=")
 _RELATIONS = {
     "<": lambda a, b: a < b, "\\lt": lambda a, b: a < b,
@@ -73,6 +73,12 @@ _WORD_RELATIONS = {
     "greater than": ">", "less than": "<",
 }  # fmt: skip
 _OUTER_PAUSE = re.compile(r"^[\s.:*]+|[\s.:*]+$")
+# Statements of one set joined as equal or equivalent: "\{x \mid x \le 4\} = (-\infty, 4]",
+# "\lfloor x \rfloor = 3 \iff 3 \le x < 4".
+_EQUIVALENT = re.compile(r"\\iff|\\Leftrightarrow|\\Longleftrightarrow|⟺|⇔")
+_EQUALS = re.compile(r"(?<![<>!\\])=")
+# A bound written with ± ("x \ne \pm 3", "x = \pm 2"): both signs.
+_PLUS_MINUS = re.compile(r"\\pm|±")
 
 
 def same_reals(gold: str, answer: str) -> bool | None:
@@ -82,6 +88,17 @@ def same_reals(gold: str, answer: str) -> bool | None:
         return None
     points = _probe_points(gold, answer)
     return all(gold_region(p) == answer_region(p) for p in points)
+
+
+def disagrees_with(
+    text: str, contains: Callable[[float], bool], bounds: Iterable[float] = ()
+) -> bool:
+    """Whether ``text`` describes a set of reals other than the one ``contains`` tests, at a
+    point beside a bound of either (``bounds``: the other set's); False when it is not read."""
+    region = _region(text)
+    if region is None:
+        return False
+    return any(region(p) != contains(p) for p in _probe_points(text, bounds=tuple(bounds)))
 
 
 _OR = re.compile(r"\bor\b(?!\s+equal)")
@@ -107,7 +124,31 @@ def nested_choice(answer: str) -> bool:
 def _region(text: str) -> Region | None:
     plain = _MARKUP.sub(lambda m: next((g for g in m.groups() if g), ""), text)
     plain = _OUTER_PAUSE.sub("", re.sub(r"\s+", " ", plain.replace("−", "-")))
-    return _union(plain)
+    return _union(plain) or _equivalent_statements(plain)
+
+
+def _equivalent_statements(text: str) -> Region | None:
+    """The set a chain of statements says is one set: each side of "=" a description of a
+    set ("\\{x \\mid x \\le 4\\} = (-\\infty, 4]"), or the last statement "\\iff" leads to
+    (its first side may be a condition no set reads, "\\lfloor x \rfloor = 3"); sides that
+    read as sets must all name the same one."""
+    statements = [part.strip() for part in _EQUIVALENT.split(text)]
+    if len(statements) > 1:
+        regions = [_union(statement) for statement in statements]
+        read = [region for region in regions if region is not None]
+        if regions[-1] is None:
+            return None
+    else:
+        sides = [side.strip() for side in _EQUALS.split(text)]
+        if len(sides) < 2:
+            return None
+        read = [_union(side) for side in sides]
+        if any(region is None for region in read):
+            return None
+    points = _probe_points(text)
+    if any(region(p) != read[-1](p) for region in read[:-1] for p in points):
+        return None
+    return read[-1]
 
 
 def _union(text: str) -> Region | None:
@@ -198,6 +239,16 @@ def _inequality(text: str) -> Region | None:
         return None
     where = variable_at[0]
     function = _variable_function(_VARIABLE_SIDE.match(sides[where]))
+    both_signs = len(sides) == 2 and _PLUS_MINUS.match(sides[1 - where]) is not None
+    if both_signs and relations[0] in ("=", "≠", "\\ne", "\\neq"):
+        # "x \ne \pm 3" excludes both; "x = \pm 2" names both
+        bound = _number(_PLUS_MINUS.sub("", sides[1 - where], count=1))
+        if bound is None:
+            return None
+        function = _variable_function(_VARIABLE_SIDE.match(sides[where]))
+        if relations[0] == "=":
+            return lambda x: function(x) in (bound, -bound)
+        return lambda x: function(x) not in (bound, -bound)
     bounds = [None if i == where else _number(side) for i, side in enumerate(sides)]
     if any(bound is None for i, bound in enumerate(bounds) if i != where):
         return None
@@ -237,9 +288,9 @@ def _number(text: str) -> float | None:
 _BOUND_TEXT = re.compile(_NUMBER)
 
 
-def _probe_points(*texts: str) -> list[float]:
-    """Every finite bound either text names, just beside it, its negative (|x| bounds name one
-    side), between each pair, and far out."""
+def _probe_points(*texts: str, bounds: tuple[float, ...] = ()) -> list[float]:
+    """Every finite bound either text names (and ``bounds``), just beside it, its negative
+    (|x| bounds name one side), between each pair, and far out."""
     bounds = sorted(
         {
             value
@@ -247,6 +298,7 @@ def _probe_points(*texts: str) -> list[float]:
             for match in _BOUND_TEXT.finditer(_MARKUP.sub(" ", text))
             if (value := _number(match.group(0))) is not None and abs(value) != float("inf")
         }
+        | {value for value in bounds if abs(value) != float("inf")}
     )
     points = [-1e9, 1e9, *bounds]
     for value in bounds:

@@ -326,20 +326,31 @@ def _grade_math(
         stated = replace(stated, expression=bound)
         comparison = _compare(compared_gold, stated)
         shown = {**shown, "extracted": bound, "extracted_latex": bound}
-    if not comparison.equal and kind is AnswerType.INTERVAL_OR_SET:
+    if not comparison.equal and (
+        kind is AnswerType.INTERVAL_OR_SET
+        or (kind is AnswerType.EQUATION and _INEQUALITY.search(compared_gold))
+    ):
         # "every real number x", "2 \le |x| \le 4", "\{x \mid x < -3\} \cup \{x \mid x \ge
-        # 3\}": the same set of reals however it is described
+        # 3\}": the same set of reals however it is described; an inequality gold ("x \le 4")
+        # is one, in its own letter
         described = next(
             (
                 text
                 for text in (stated.expression, stated.raw, sentence_of(sample.output, final))
                 if real_sets.same_reals(compared_gold, text)
+                and (
+                    kind is AnswerType.INTERVAL_OR_SET or _letters(text) == _letters(compared_gold)
+                )
             ),
             "",
         )
         if described:
             comparison = Comparison(True, "real_set")
             shown = {**shown, "extracted": described.strip(), "extracted_latex": described.strip()}
+            if _INTERVAL_NOTATION_ASKED.search(sample.problem[-600:]) and _INEQUALITY.search(
+                described
+            ):
+                signals.append("form_requested")  # "[-2, 2], x ≠ 1" where intervals are asked
     proportion_said = proportion(stated.raw) if not comparison.equal else ""
     if (
         proportion_said
@@ -457,6 +468,7 @@ def _grade_math(
     if (
         _offered_after(sample.output, final)
         or _answers_on_conditions(sample.output, final)
+        or (kind in SINGLE_VALUE_TYPES and _values_on_conditions(sample.output, final))
         or _GENERAL_ANSWER_ASIDE.search(final.text)
         or real_sets.nested_choice(stated.expression)
     ):
@@ -576,6 +588,23 @@ def _answers_on_conditions(output: str, final: Candidate) -> bool:
         len(_CONDITION_OPENS.findall(sentence)) >= 2
         and len(set(_CONDITION_NUMBER.findall(sentence))) >= 2
     )
+
+
+# A value with the reading it holds under after it: "$\\frac{2}{3}$ without replacement and
+# $\\frac{4}{9}$ with replacement".
+_VALUE_ON_A_CONDITION = re.compile(
+    r"(\$[^$]+\$|(?<![\w.])\d+(?:\.\d+)?)\s+(?:with|without|under|assuming|if|when)\b", re.I
+)
+
+
+def _values_on_conditions(output: str, final: Candidate) -> bool:
+    """The answer's sentence gives two values, each for a reading of its own."""
+    near = output[max(0, final.start - MAX_STATEMENT_CHARS) : final.start + MAX_STATEMENT_CHARS]
+    if sum(near.lower().count(word) for word in ("with", "under", "assuming", "if", "when")) < 2:
+        return False  # the cheap test first
+    sentence = sentence_of(output, final)
+    values = {m.group(1).strip("$ ") for m in _VALUE_ON_A_CONDITION.finditer(sentence)}
+    return len(values) >= 2
 
 
 # The amount again in brackets, in its unit: "2000万円（200,000,000円）", "$45 (45 dollars)".
@@ -925,6 +954,16 @@ def _unit_asked(problem: str) -> str:
     return named_unit(problem) or (asked.name if asked is not None else "")
 
 
+_INTERVAL_NOTATION_ASKED = re.compile(r"\binterval\s+notation\b|\bas\s+an?\s+interval", re.I)
+_INEQUALITY = re.compile(r"[<>≤≥≠]|\\(?:[lg]eq?|neq?)(?![A-Za-z])")
+_LETTER = re.compile(r"(?<![\\A-Za-z{])[a-z](?![A-Za-z])")
+
+
+def _letters(text: str) -> set[str]:
+    """The one-letter variables a text names ("x" in "\\{x \\in \\mathbb{R} \\mid x \\le 4\\}")."""
+    return set(_LETTER.findall(text))
+
+
 # An option that is itself several values: "5 and 12" ("(2 and 3)" is inside one value).
 _SEVERAL_VALUES = re.compile(r"^[^()\[\]{}]*\band\b")
 _OF_WHAT = re.compile(r"\s+of\b.*$")  # "mL of water": the unit, then what it measures
@@ -940,8 +979,17 @@ def _in_gold_unit(gold: str, stated: StatedAnswer, problem: str) -> str:
     units = f"{rate.group(1)}/{rate.group(2)}" if rate else _OF_WHAT.sub("", stated.units)
     if not units:  # "400 meters per minute": a rate the reading cut as a clause
         return ""
-    target = read_answer(gold).units or _unit_asked(problem) or base_unit(units)
-    factor = conversion_factor(units, target) if target else None
+    words = units.split()
+    if stated.compound:  # "7 hours and 30 minutes" reads as 7.5 in the larger unit
+        words = words[:1]
+    factor = None
+    # "60 minutes to type the essay": the unit is the longest run of leading words naming one
+    for end in range(len(words), 0, -1):
+        units = " ".join(words[:end])
+        target = read_answer(gold).units or _unit_asked(problem) or base_unit(units)
+        factor = conversion_factor(units, target) if target else None
+        if factor is not None:
+            break
     value = (
         numeric_value(thousands_separators(stated.expression))
         if factor not in (None, 1.0)

@@ -95,6 +95,12 @@ _YES_NO_HEDGE = re.compile(
     re.IGNORECASE,
 )
 _BOTH_ANSWERS = re.compile(rf"\b(?:{_BOTH_WAYS})\b", re.IGNORECASE)
+# A yes or no qualified where it is said: "so essentially yes", "basically true".
+_QUALIFIED_ANSWER = re.compile(
+    r"\b(?:essentially|basically|practically|virtually|mostly|largely|roughly|more or less"
+    r"|kind of|sort of|probably|arguably)\s*,?\s*(?:yes|no|true|false)\b",
+    re.IGNORECASE,
+)
 # "in one sense yes, and in another sense no": both answers in the closing sentence ("no" as
 # an answer, not "no real solution")
 _YES_AND_NO = re.compile(
@@ -615,6 +621,7 @@ def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | Non
         or any(hedges(sample.output, c) for c in candidates.weighty())
         or _CONDITIONAL.search(closing)
         or _YES_AND_NO.search(closing)
+        or _QUALIFIED_ANSWER.search(closing)
         # no stated answer found: both answers offered on the reply's last line ("Respuesta:
         # sí o no, según la definición")
         or (final is None and _BOTH_ANSWERS.search(reply.strip().rpartition("\n")[2]))
@@ -683,12 +690,18 @@ def _contradicts_question(sample: Sample, answer: bool) -> bool:
 # A claim about every case, and an explanation that finds one where it fails.
 _UNIVERSAL = re.compile(
     r"\bfor (?:all|every|each|any)\b|\balways\b|\bevery\b|\bno matter\b"
-    r"|\b(?:are|do|does|is|will)\s+all\b",
+    r"|\b(?:are|do|does|is|will)\s+all\b"
+    # in the other languages questions come in: "para todo x", "pour tout", "für alle"
+    r"|\bpara tod[oa]s?\b|\bpara qualquer\b|\bpour tou[st]\b|\bfür alle\b|\bper ogni\b"
+    r"|\bsiempre\b|\bsempre\b|\btoujours\b|\bimmer\b|\bдля (?:всех|любого)\b|对所有|对任意",
     re.IGNORECASE,
 )
 _EXCEPTION = re.compile(
     r"(?<!if and )\bonly (?:when|if|for)\b|\bcounter-?example\b|\bnot always\b|\bfails (?:for|when)\b"
-    r"|\bexcept(?:\s+for)?\b|\bapart from\b|\bexceptions?\b",
+    r"|\bexcept(?:\s+for)?\b|\bapart from\b|\bexceptions?\b"
+    r"|\bexcepto\b|\bsalvo\b|\bexceto\b|\bsauf\b|\baußer\b|\bausgenommen\b|\btranne\b"
+    r"|\bкроме\b|除了|\bcontra-?ejemplo\b|\bcontre-exemple\b|\bgegenbeispiel\b|\bcontraexemplo\b"
+    r"|\bno siempre\b|\bcasi siempre\b|\bpas toujours\b|\bnicht immer\b|\bnem sempre\b",
     re.IGNORECASE,
 )
 

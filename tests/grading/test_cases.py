@@ -76,7 +76,9 @@ DATA_FLOORS = {
     # models' invented turns after the answer).
     "heldout_realistic_AM.jsonl": (2, 35),
     "heldout_mixed_AN.jsonl": (4, 36),
-    "heldout_realistic_AO.jsonl": (4, 33),
+    # "[-2, 2], x ≠ 1" where interval notation is asked: read as the gold's set now, and
+    # flagged form_requested rather than a silent "incorrect"
+    "heldout_realistic_AO.jsonl": (3, 35),
     "heldout_mixed_AP.jsonl": (1, 54),
     # Written after AM to AP: 9, 4, 2 and 11 silent errors on arrival.
     "heldout_realistic_AQ.jsonl": (6, 37),
@@ -183,7 +185,7 @@ DATA_FLOORS = {
     # described by conditions; DH, dates and clock times; DI, equations of curves in other
     # forms; DJ, markup noise).
     "heldout_realistic_DG.jsonl": (31, 53),
-    "heldout_mixed_DH.jsonl": (9, 40),
+    "heldout_mixed_DH.jsonl": (8, 40),
     "heldout_realistic_DI.jsonl": (16, 40),
     "heldout_mixed_DJ.jsonl": (7, 46),
     # Written after DG to DJ: 10, 7, 50 and 13 silent errors on arrival (DK, sequences, series
@@ -248,6 +250,10 @@ DATA_FLOORS = {
     "heldout_mixed_FL.jsonl": (1, 35),
     "heldout_realistic_FM.jsonl": (2, 33),
     "heldout_mixed_FN.jsonl": (6, 47),
+    "heldout_realistic_FO.jsonl": (5, 25),
+    "heldout_mixed_FP.jsonl": (4, 44),
+    "heldout_realistic_FQ.jsonl": (7, 47),
+    "heldout_mixed_FR.jsonl": (4, 40),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

@@ -5243,3 +5243,100 @@ def test_yes_or_no_by_definition_in_spanish_is_a_hedge():
     output = "Sin embargo, depende de la definición.\n\nRespuesta: sí o no, según la definición de rectángulo."
     result = grade("Yes", output, problem="Is every square a rectangle? Answer Yes or No.")
     assert "hedged" in reasons(result)
+
+
+@pytest.mark.parametrize(
+    ("gold", "output"),
+    [
+        ("x \\ge 2", "The domain is $\\{x \\in \\mathbb{R} \\mid x \\ge 2\\} = [2, \\infty)$."),
+        (
+            "(-\\infty,-5)\\cup(-5,5)\\cup(5,\\infty)",
+            "So the domain is $\\{x : x \\neq \\pm 5\\}$.",
+        ),
+        ("[-1, 0)", "$\\lceil x \\rceil = 0 \\iff -1 < x \\le 0$ is wrong; so $-1 \\le x < 0$."),
+        ("[0, 2) \\cup (2, \\infty)", "The answer: $\\{x \\mid x \\ge 0,\\ x \\ne 2\\}$."),
+    ],
+)
+def test_a_set_of_reals_in_set_builder_chains_and_plus_minus_bounds_is_read(gold, output):
+    assert grade(gold, output).auto_verdict is Verdict.CORRECT
+
+
+def test_sides_of_a_chain_that_name_different_sets_are_not_one_answer():
+    assert real_sets.same_reals("[3, \\infty)", "\\{x \\mid x \\ge 3\\} = [3, 5)") is None
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "problem"),
+    [
+        ("1\\text{ hour}", "Filling it takes Maria 60 minutes in all.", "How long does it take?"),
+        ("3 \\text{ feet}", "The shelf is 36 inches.", "How long is the shelf?"),
+        ("2\\text{ lb}", "Together they weigh 32 ounces.", "How much do they weigh?"),
+        ("Friday, 9:00 AM", "The parcel arrives on Friday at 9 AM.", "When does it arrive?"),
+    ],
+)
+def test_a_quantity_in_another_unit_or_a_whole_hour_said_in_a_sentence_is_the_gold(
+    gold, output, problem
+):
+    assert grade(gold, output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_sentence_naming_another_weekday_is_not_the_gold():
+    result = grade("Friday, 9:00 AM", "It arrives on Saturday at 9 AM.", problem="When?")
+    assert result.auto_verdict is Verdict.INCORRECT
+
+
+def test_a_solution_set_stated_above_a_box_of_another_set_is_two_answers():
+    output = "The sign chart shows the product is negative between the roots, so the solution is $1 < x < 4$.\n\n**Answer:** $\\boxed{(-\\infty, 1) \\cup (4, \\infty)}$"
+    assert "multiple_answers" in reasons(grade("(1, 4)", output))
+
+
+def test_a_correction_that_adds_a_solution_keeps_the_one_before():
+    output = "Cancel $x$: $x = 5$.\n\nThe answer is $\\boxed{5}$.\n\nWait, cancelling needs $x \\ne 0$, and $x = 0$ also works.\n\n$\\boxed{0}$"
+    assert "multiple_answers" in reasons(grade("0, 5", output))
+
+
+def test_a_correction_that_restates_the_whole_answer_is_the_answer():
+    output = "Cancel $x$: $x = 5$. The answer is $\\boxed{5}$. Wait, $x = 0$ also works, so the solutions are $\\boxed{0, 5}$."
+    result = grade("0, 5", output)
+    assert result.auto_verdict is Verdict.CORRECT
+    assert not result.needs_review, reasons(result)
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "So the chance is $\\frac{1}{3}$ without replacement and $\\frac{5}{9}$ with replacement.",
+        "The chance is therefore $\\frac{1}{3}$ if the draws are without replacement, "
+        "$\\frac{5}{9}$ if with.",
+    ],
+)
+def test_two_values_each_under_its_own_reading_go_to_a_person(closing):
+    output = f"Two readings of the draw are possible.\n\n{closing}"
+    result = grade("\\frac{1}{3}", output, problem="Two cards are drawn. Find the probability.")
+    assert result.needs_review
+
+
+def test_a_closing_count_of_the_listed_solutions_is_not_the_answer():
+    output = "Both cases together:\n\n$$x \\in \\left\\{\\frac{\\pi}{6}, \\frac{5\\pi}{6}\\right\\}$$\n\nThere are 2 solutions in total."
+    problem = "Solve $\\sin x = \\frac12$ for $0 \\le x < 2\\pi$."
+    assert (
+        grade("\\frac{\\pi}{6}, \\frac{5\\pi}{6}", output, problem=problem).auto_verdict
+        is Verdict.CORRECT
+    )
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        (
+            "Si $x = 2$ funciona, pero $x = -1$ no.\n\n**Respuesta: Sí (salvo para $x = -1$).**",
+            "¿Es cierto que $x^3 > x$ para todo $x > 0$... y para todo real $x$?",
+        ),
+        (
+            "It is $0.49$, just under a half, so essentially yes, the chance is about $\\frac12$.",
+            "Is the chance greater than $\\frac12$? Answer Yes or No.",
+        ),
+    ],
+)
+def test_a_yes_with_an_exception_or_qualified_where_it_is_said_is_in_doubt(output, problem):
+    assert grade("No", output, problem=problem).needs_review

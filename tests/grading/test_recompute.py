@@ -99,6 +99,28 @@ from grading.recompute import contradicts
         ("385", "Find $\\displaystyle\\sum_{k=1}^{10} k^2$.", False),
         ("B", "Which of the following is closest to $\\sqrt{50}$?\n\n(A) 7 (B) 7.5 (C) 8", True),
         ("A", "Which of the following is closest to $\\sqrt{50}$?\n\n(A) 7 (B) 7.5 (C) 8", False),
+        ("True", "True or False: $\\sum_{k=0}^{\\infty} \\frac{1}{2^k} = 3$.", True),
+        ("True", "True or False: $\\sum_{k=0}^{\\infty} \\frac{1}{2^k} = 2$.", False),
+        ("No", "Is it true that $\\int_0^2 x\\,dx = 2$?", True),
+        ("Yes", "Is it true that $\\int_0^2 x\\,dx = 2$?", False),
+        ("True", "True or false: $0.\\overline{9} = 1$.", False),  # not read: left alone
+        ("(-1, 1)", "Solve $|x| < -1$.", True),  # no real number does
+        ("\\varnothing", "Solve $|x| < -1$.", False),
+        ("(2, 4)", "Solve the inequality $x^2 - 6x + 8 < 0$.", False),
+        ("(2, 4]", "Solve the inequality $x^2 - 6x + 8 < 0$.", True),
+        (
+            "x<2 \\text{ or } x>4",
+            "Solve $x^2 - 6x + 8 > 0$. Write the answer as an interval.",
+            False,
+        ),
+        ("[2, \\infty)", "Find the domain of $g(x) = \\sqrt{x^2 - 4}$.", True),  # x ≤ -2 too
+        ("(-\\infty,-2]\\cup[2,\\infty)", "Find the domain of $g(x) = \\sqrt{x^2 - 4}$.", False),
+        ("(5, \\infty)", "Find the domain of $h(x) = \\ln(x - 5)$.", False),
+        ("720", "In how many ways can 6 books be arranged in a row?", False),
+        ("120", "In how many ways can 6 books be arranged in a row?", True),
+        ("120", "In how many ways can six guests sit around a round table?", False),
+        ("56", "In how many ways can a committee of 3 be chosen from 8 people?", False),
+        ("336", "In how many ways can a committee of 3 be chosen from a club of 8 members?", True),
     ],
 )
 def test_the_problems_own_answer_decides(gold, problem, expected):
