@@ -542,7 +542,7 @@ def concluded_otherwise_above(output: str, candidates: Candidates, problem: str)
 
 def solution_set_otherwise_above(output: str, candidates: Candidates) -> bool:
     """True when the answer line follows a sentence that says the solution is another set of
-    reals ("so the solution is $x < 2$ or $x > 3$." above ``\boxed{(2, 3)}``)."""
+    reals ("so the solution is $x < 2$ or $x > 3$." above ``\\boxed{(2, 3)}``)."""
     final = candidates.final
     if final is None or final.cue not in (FINAL_MARKER, ANSWER_MARKER, BOXED):
         return False

@@ -39,7 +39,6 @@ _CONCLUSION_WORDS = re.compile(
 )
 
 
-# A sentence that opens like this is an aside, not the conclusion.
 # A closing count of the answers just listed: "There are 4 solutions in total."
 _ANSWERS_COUNTED = re.compile(
     r"^\W*(?:so\s+|thus\s+|hence\s+)?there\s+are\s+(?:\$?\d+\$?|two|three|four|five|six)\s+"
@@ -47,6 +46,7 @@ _ANSWERS_COUNTED = re.compile(
     r"(?:\s+in\s+(?:total|all))?\W*$",
     re.IGNORECASE,
 )
+# A sentence that opens like this is an aside, not the conclusion.
 _DIGRESSION = re.compile(
     r"^\s*\((?=[A-Z]?[a-z]+\s(?![-+=−×*/^<>])|[A-Z][a-z]+[:,])"  # not "(x − 3)² + …"
     r"|^\W*(?:by the way|incidentally|as an aside|fun fact|(?:as a |on a )?side note"

@@ -130,7 +130,7 @@ def _region(text: str) -> Region | None:
 def _equivalent_statements(text: str) -> Region | None:
     """The set a chain of statements says is one set: each side of "=" a description of a
     set ("\\{x \\mid x \\le 4\\} = (-\\infty, 4]"), or the last statement "\\iff" leads to
-    (its first side may be a condition no set reads, "\\lfloor x \rfloor = 3"); sides that
+    (its first side may be a condition no set reads, "\\lfloor x \\rfloor = 3"); sides that
     read as sets must all name the same one."""
     statements = [part.strip() for part in _EQUIVALENT.split(text)]
     if len(statements) > 1:
@@ -245,7 +245,6 @@ def _inequality(text: str) -> Region | None:
         bound = _number(_PLUS_MINUS.sub("", sides[1 - where], count=1))
         if bound is None:
             return None
-        function = _variable_function(_VARIABLE_SIDE.match(sides[where]))
         if relations[0] == "=":
             return lambda x: function(x) in (bound, -bound)
         return lambda x: function(x) not in (bound, -bound)

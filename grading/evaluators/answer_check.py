@@ -982,11 +982,12 @@ def _in_gold_unit(gold: str, stated: StatedAnswer, problem: str) -> str:
     words = units.split()
     if stated.compound:  # "7 hours and 30 minutes" reads as 7.5 in the larger unit
         words = words[:1]
+    wanted = read_answer(gold).units or _unit_asked(problem)
     factor = None
     # "60 minutes to type the essay": the unit is the longest run of leading words naming one
     for end in range(len(words), 0, -1):
         units = " ".join(words[:end])
-        target = read_answer(gold).units or _unit_asked(problem) or base_unit(units)
+        target = wanted or base_unit(units)
         factor = conversion_factor(units, target) if target else None
         if factor is not None:
             break
