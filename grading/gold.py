@@ -11,6 +11,7 @@ from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from grading import options, recompute
+from grading.equivalence import real_sets
 from grading.evaluators.symbolic import parse_answer
 from grading.types import Sample
 
@@ -63,7 +64,7 @@ def gold_is_suspect(gold: str, problem: str) -> bool:
         return not _ODDS_ASKED.search(question)  # "1:2" for a probability: odds, or a ratio?
     if _misrounded(bare, question):
         return True  # 19.9 for "Round 19.96 to the nearest tenth": cut, not rounded
-    if recompute.PLUS_MINUS.search(bare) and _ONE_ROOT_ASKED.search(question):
+    if real_sets.PLUS_MINUS.search(bare) and _ONE_ROOT_ASKED.search(question):
         return True  # "\pm 12" for "the principal square root of 144", or for √144 itself
     if _EQUATION_ASKED.search(question) and _NUMERIC.match(bare):
         return True  # 3 for "the equation of the tangent line": its slope, not the line

@@ -21,6 +21,7 @@ import sympy
 from sympy.calculus.util import continuous_domain
 
 from grading.equivalence import real_sets
+from grading.equivalence.real_sets import PLUS_MINUS
 from grading.equivalence.rewrite import number_words
 from grading.evaluators.symbolic import parse_answer
 from grading.options import problem_options
@@ -192,7 +193,6 @@ _CLOSEST = re.compile(
     rf"\s+to\s+{_MATH}\s*\?",
     re.IGNORECASE,
 )
-PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
 # "Find $\displaystyle\sum_{k=1}^{10} k^2$.": a sum of a few terms, each a closed expression
 _FINITE_SUM = re.compile(
     rf"^\s*{_VERB}\s+\$\$?\s*(?:\\displaystyle\s*)?\\sum_\s*\{{\s*([a-z])\s*=\s*(-?\d+)\s*\}}"

@@ -135,7 +135,7 @@ def compare(gold: str, answer: str) -> bool | None:
         return (gold_day is None or answer_day == gold_day) and bool(gold_moments & answer_moments)
     gold_weekday = _only_weekday(gold)
     if gold_weekday is not None:
-        named = {_WEEKDAY[m.group(0).lower().rstrip(".")] for m in _WEEKDAY_WORD.finditer(answer)}
+        named = _weekdays(answer)
         return named == {gold_weekday} if named else None
     gold_seconds = _duration(gold)
     if gold_seconds is not None and len(_DURATION_PART.findall(gold)) > 1:
@@ -198,7 +198,7 @@ def _clock(text: str, *, as_written: bool = False) -> tuple[int | None, frozense
     """The weekday named with a clock time, if any, and the minutes of the day the time can
     name: "4:30" either half of the day (``as_written``: the hour as written), "4:30 p.m."
     one, "24:00" midnight."""
-    days = {_WEEKDAY[m.group(0).lower().rstrip(".")] for m in _WEEKDAY_WORD.finditer(text)}
+    days = _weekdays(text)
     if len(days) > 1:
         return None
     rest = _WEEKDAY_WORD.sub(" ", text)
@@ -234,7 +234,7 @@ def _last_clock_in(text: str, as_written: bool) -> tuple[int | None, frozenset[i
     """The last clock time a sentence names ("The battery will run out on Tuesday at 8 PM"),
     on the one weekday it names, if any."""
     found = [m for pattern in (_CLOCK, _HOUR_OF_DAY) for m in pattern.finditer(text)]
-    days = {_WEEKDAY[m.group(0).lower().rstrip(".")] for m in _WEEKDAY_WORD.finditer(text)}
+    days = _weekdays(text)
     if not found or len(days) > 1:
         return None
     last = max(found, key=lambda m: (m.end(), -m.start()))
@@ -247,6 +247,11 @@ def _both_halves(hours: int, minutes: int) -> frozenset[int]:
     if 1 <= hours <= 12:
         readings.add(((hours + 12) % 24) * 60 + minutes)
     return frozenset(readings)
+
+
+def _weekdays(text: str) -> set[int]:
+    """The weekdays ``text`` names (0 for Monday)."""
+    return {_WEEKDAY[m.group(0).lower().rstrip(".")] for m in _WEEKDAY_WORD.finditer(text)}
 
 
 def _only_weekday(text: str) -> int | None:

@@ -77,8 +77,8 @@ _OUTER_PAUSE = re.compile(r"^[\s.:*]+|[\s.:*]+$")
 # "\lfloor x \rfloor = 3 \iff 3 \le x < 4".
 _EQUIVALENT = re.compile(r"\\iff|\\Leftrightarrow|\\Longleftrightarrow|⟺|⇔")
 _EQUALS = re.compile(r"(?<![<>!\\])=")
-# A bound written with ± ("x \ne \pm 3", "x = \pm 2"): both signs.
-_PLUS_MINUS = re.compile(r"\\pm|±")
+# Both signs: a bound written with ± ("x \ne \pm 3", "x = \pm 2"); not \pmod.
+PLUS_MINUS = re.compile(r"\\pm(?![a-z])|±")
 
 
 def same_reals(gold: str, answer: str) -> bool | None:
@@ -239,10 +239,10 @@ def _inequality(text: str) -> Region | None:
         return None
     where = variable_at[0]
     function = _variable_function(_VARIABLE_SIDE.match(sides[where]))
-    both_signs = len(sides) == 2 and _PLUS_MINUS.match(sides[1 - where]) is not None
+    both_signs = len(sides) == 2 and PLUS_MINUS.match(sides[1 - where]) is not None
     if both_signs and relations[0] in ("=", "≠", "\\ne", "\\neq"):
         # "x \ne \pm 3" excludes both; "x = \pm 2" names both
-        bound = _number(_PLUS_MINUS.sub("", sides[1 - where], count=1))
+        bound = _number(PLUS_MINUS.sub("", sides[1 - where], count=1))
         if bound is None:
             return None
         if relations[0] == "=":

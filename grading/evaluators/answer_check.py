@@ -66,7 +66,6 @@ from grading.evaluators.nearmiss import (
 )
 from grading.gold import gold_is_suspect
 from grading.option_lists import grade_option_list
-from grading.recompute import PLUS_MINUS
 from grading.types import (
     CHOICE_ANSWER_TYPES,
     SINGLE_VALUE_TYPES,
@@ -241,7 +240,7 @@ def _grade_math(
         and not any(_SEVERAL_VALUES.search(option) for option in stated.alternatives)
         and not (
             all(_SET_OR_INTERVAL.match(option) for option in stated.alternatives)
-            and not PLUS_MINUS.search(stated.raw)  # "{1 ± √5, -2}" lists three roots
+            and not real_sets.PLUS_MINUS.search(stated.raw)  # "{1 ± √5, -2}" lists three roots
         )
     ):
         # "either 3 or 5" for the gold "3, 5" lists its values; two intervals for one interval
