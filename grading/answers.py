@@ -458,6 +458,9 @@ def _reals_except(text: str) -> str:
     return f"\\mathbb{{R}} \\setminus \\{{{', '.join(values)}\\}}"
 
 
+_IMPLIES = re.compile(r"\\(?:Long)?(?:Rightarrow|implies)(?![A-Za-z])|⇒|⟹")
+
+
 # The evaluators, the detectors and the jury each read the same few statements of a row.
 @lru_cache(maxsize=4096)
 def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
@@ -473,6 +476,9 @@ def read_answer(raw: str, *, boxed: bool = False) -> StatedAnswer:
         text = text[: restriction.start()]
     if text[:1] == "{" and text[-1:] == "}" and '"' in text:
         text = _json_answer(text) or text  # '{"solutions": [1, 6]}' states 1, 6
+    if "\\Rightarrow" in text or "\\implies" in text or "⇒" in text or "⟹" in text:
+        # "-5<x-3<5 \Rightarrow -2<x<8": the answer is what the steps arrive at
+        text = _IMPLIES.split(text)[-1].strip() or text
     bold = BOLD_VALUE.findall(text) if "**" in text else []
     rest = BOLD_VALUE.sub("", text) if len(bold) == 1 else ""
     if len(_WORD.findall(rest)) >= _SENTENCE_WORDS and not _OFFERS_ANOTHER.search(rest):

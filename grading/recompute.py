@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from functools import lru_cache
 
 import sympy
@@ -48,6 +49,12 @@ _REMAINDER = re.compile(
 )
 _DIVISOR_COUNT = re.compile(
     rf"^\s*how\s+many\s+(?:positive\s+)?(?:divisors|factors)\s+does\s+{_NUMBER}\s+have\s*\??\s*$",
+    re.IGNORECASE,
+)
+# "What is the sum of all of the positive divisors of $36$?" (σ(36) = 91)
+_DIVISOR_SUM = re.compile(
+    rf"^\s*(?:{_VERB}\s+)?the\s+sum\s+of\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:positive\s+)?"
+    rf"(?:divisors|factors)\s+of\s+{_NUMBER}\s*[.?]?\s*$",
     re.IGNORECASE,
 )
 # "Find the inverse of $f(x) = 4x - 8$.", "Find $f^{-1}(x)$ if $f(x) = \frac{1}{x} + 2$."
@@ -115,6 +122,28 @@ _SOLVE_EQUATION = re.compile(
     rf"(?:for\s+\$?\s*([a-z])\s*\$?\s*[:,]?\s*)?{_MATH}\s*[.?]?\s*$",
     re.IGNORECASE,
 )
+# "Find all $\theta$ with $0 \le \theta < 2\pi$ such that $2\sin^2 \theta = \sin \theta.$",
+# "Solve $\cos 2x = \cos x$ for $0 \le x < 2\pi$.": every root in a bounded range
+_ROOTS_IN_RANGE = re.compile(
+    r"^\s*(?:find\s+all\s+(?:(?:real\s+)?(?:values|solutions|numbers)\s+(?:of\s+)?)?\$\s*\\?[a-z]+\s*\$"
+    r"\s*,?\s*(?:with|where|in\s+the\s+interval|for)?\s*\$(?P<range_a>[^$]+)\$\s*,?\s*"
+    r"(?:such\s+that|for\s+which|satisfying|that\s+satisfy)\s+\$(?P<eq_a>[^$]+)\$"
+    r"|solve\s+\$(?P<eq_b>[^$]+)\$\s*(?:for|on|over|in)\s+\$(?P<range_b>[^$]+)\$)"
+    r"\s*[.?]?\s*(?:(?:enter|list|give|write)\s+all\s+(?:the\s+)?solutions[^.]*\.)?\s*$",
+    re.IGNORECASE,
+)
+_RANGE = re.compile(
+    r"^\s*([^<≤]+?)\s*(\\leq?|<|≤)\s*(\\?[a-z]+)\s*(\\leq?|<|≤)\s*([^<≤]+?)\s*[.,]?\s*$"
+)
+# "Find the mode of the data set $4, 7, 1, 9, 3$.", "What is the median of 3, 8, 5, 12?"
+_STATISTIC = re.compile(
+    r"^\s*(?:find|what\s+is|compute|calculate|determine)\s+the\s+(mean|average|arithmetic\s+mean"
+    r"|median|mode|range)\s+of\s+(?:the\s+)?(?:following\s+)?(?:data\s+set|data|numbers|set"
+    r"|values|list|scores)?\s*:?\s*\$?\s*(?:\\\{)?\s*(-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?){2,})"
+    r"\s*(?:\\\})?\s*\$?\s*[.?]?\s*$",
+    re.IGNORECASE,
+)
+_ONE_NUMBER = re.compile(r"\s*\$?\s*-?\d+(?:\.\d+)?\s*\$?\s*")
 _BRACED = re.compile(r"\\?\{(.*?)\\?\}")
 _MIXED_NUMBER = re.compile(r"\d\s*\\[dt]?frac")
 _GOLD_VALUES = re.compile(r"\s*(?:,|;|\bor\b|\band\b|\\text\s*\{\s*(?:or|and)\s*\}|\\quad)\s*")
@@ -184,7 +213,30 @@ _PRIME_NEAR = re.compile(
 # "How many prime numbers are there between $1$ and $50$?", "How many primes are less than 30?"
 _PRIME_COUNT = re.compile(
     rf"^\s*how\s+many\s+primes?(?:\s+numbers?)?\s+(?:are\s+there\s+|are\s+)?(?:(between)\s+{_TERM}"
-    rf"\s+and\s+{_TERM}|(less\s+than|below|smaller\s+than|under)\s+{_TERM})\s*\?\s*$",
+    rf"\s+and\s+{_TERM}|(less\s+than|below|smaller\s+than|under)\s+{_TERM})"
+    # "… less than 100 have units digit 3?", "… below 50 end in 7?"
+    r"(?:\s+(?:have|has|with)\s+(?:a\s+)?(?:units|ones|last)\s+digit\s+(?:of\s+)?\$?(\d)\$?"
+    r"|\s+ends?\s+(?:in|with)\s+(?:the\s+digit\s+|a\s+)?\$?(\d)\$?)?\s*\?\s*$",
+    re.IGNORECASE,
+)
+# "How many diagonals does a convex 12-sided polygon have?": n(n - 3)/2
+_DIAGONALS = re.compile(
+    r"^\s*how\s+many\s+diagonals\s+(?:does|can|are\s+there\s+in)\s+(?:a|an|the)\s+"
+    r"(?:(?:convex|regular)\s+)*(?:\$?(\d+)\$?[-\s]?(?:sided\s+polygon|gon)"
+    r"|polygon\s+with\s+\$?(\d+)\$?\s+sides|(pentagon|hexagon|heptagon|octagon|nonagon|decagon"
+    r"|dodecagon))\s*(?:have)?\s*\?\s*$",
+    re.IGNORECASE,
+)
+_POLYGON_SIDES = {
+    "pentagon": 5, "hexagon": 6, "heptagon": 7, "octagon": 8, "nonagon": 9, "decagon": 10,
+    "dodecagon": 12,
+}  # fmt: skip
+# "Two fair six-sided dice are rolled. What is the probability that the sum … is 8?"
+_DICE_SUM = re.compile(
+    r"^\s*two\s+(?:fair\s+)?(?:(?:six|6)-sided\s+|standard\s+)?(?:fair\s+)?dice\s+are\s+"
+    r"(?:rolled|tossed|thrown)\.\s+what\s+is\s+the\s+probability\s+that\s+(?:the\s+)?sum"
+    r"(?:\s+of\s+the\s+(?:two\s+)?(?:numbers|dice|faces|rolls)(?:\s+shown)?)?\s+(?:shown\s+)?is"
+    r"\s+\$?(\d{1,2})\$?\s*\?(?:\s*express\s+your\s+answer[^.]*\.)?\s*$",
     re.IGNORECASE,
 )
 # "Which of the following is closest to $\sqrt{50}$?" and lettered numeric options after it
@@ -244,6 +296,7 @@ _GOLD_WORD = re.compile(r"\\(?:text|textbf|mathrm)\s*\{([^{}]*)\}")
 _GOLD_LETTER = re.compile(r"^\W*\(?([A-E])\)?\W*$")
 _LARGEST_PRIME_TEST = 10**30
 _LARGEST_PRIME_COUNT = 10**7
+_LARGEST_PRIME_LISTED = 10**6  # primes listed one by one, to test their last digit
 # Notation SymPy's reading gets wrong or cannot bound: repeating decimals, residues, ellipses,
 # and powers whose size is not written out (a tower of exponents, a huge exponent).
 _UNREADABLE = re.compile(
@@ -312,6 +365,8 @@ def _contradicts(gold: str, question: str) -> bool:
         return _differs(sympy.Integer(math.lcm(*numbers) if least else math.gcd(*numbers)), gold)
     if match := _DIVISOR_COUNT.match(question):
         return _differs(sympy.Integer(sympy.divisor_count(int(match.group(1)))), gold)
+    if match := _DIVISOR_SUM.match(question):
+        return _differs(sympy.Integer(sympy.divisor_sigma(int(match.group(1)))), gold)
     if match := _REMAINDER.match(question):
         return _differs(_remainder(match.group(1), match.group(2)), gold)
     if match := _INVERSE.match(question):
@@ -332,6 +387,10 @@ def _contradicts(gold: str, question: str) -> bool:
         return _other_set(_inequality_solution(match.group(1)), gold)
     if match := _DOMAIN.match(question):
         return _other_set(_domain(match.group(1)), gold)
+    if match := _ROOTS_IN_RANGE.match(question):
+        return _other_roots_in_range(
+            match["eq_a"] or match["eq_b"], match["range_a"] or match["range_b"], gold
+        )
     if match := _SOLVE_EQUATION.match(question):
         return _lists_a_non_solution(match.group(2), match.group(1), gold)
     if match := _HAS_PROPERTY.match(question):
@@ -353,6 +412,16 @@ def _contradicts(gold: str, question: str) -> bool:
         return _differs(_prime_near(extreme, relation, term[0] or term[1]), gold)
     if match := _PRIME_COUNT.match(question):
         return _differs_from_all(_prime_counts(match.groups()), gold)
+    if match := _STATISTIC.match(question):
+        return _statistic_differs(match.group(1).lower(), match.group(2), gold)
+    if match := _DIAGONALS.match(question):
+        named = match.group(3)
+        sides = _POLYGON_SIDES[named.lower()] if named else int(match.group(1) or match.group(2))
+        return sides >= 3 and _differs(sympy.Integer(sides * (sides - 3) // 2), gold)
+    if match := _DICE_SUM.match(question):
+        total = int(match.group(1))
+        ways = max(0, 6 - abs(total - 7))
+        return _differs_as_rounded(sympy.Rational(ways, 36), gold)
     if match := _CLOSEST.match(question):
         return _other_letter(_closest_option(match.group(1), question), gold)
     if match := _ROOTS.match(question):
@@ -623,6 +692,56 @@ def _lists_a_non_solution(equation: str, letter: str | None, gold: str) -> bool:
     return any(_leaves_apart(difference, unknown, value) for value in values)
 
 
+def _statistic_differs(statistic: str, listed: str, gold: str) -> bool:
+    """True when the gold is not the data's mean, median, mode or range; a number for the
+    mode of data where no value repeats (which has none), or where several do, is no answer."""
+    data = sorted(sympy.Rational(number) for number in re.findall(r"-?\d+(?:\.\d+)?", listed))
+    middle = len(data) // 2
+    if statistic == "mode":
+        counts = Counter(data)
+        most = max(counts.values())
+        modes = [value for value, count in counts.items() if count == most]
+        if most == 1 or len(modes) > 1:
+            return _ONE_NUMBER.fullmatch(gold) is not None
+        return _differs(modes[0], gold)
+    value = {
+        "median": data[middle] if len(data) % 2 else (data[middle - 1] + data[middle]) / 2,
+        "range": data[-1] - data[0],
+    }.get(statistic, sum(data) / len(data))
+    return _differs(value, gold)
+
+
+def _other_roots_in_range(equation: str, bounds: str, gold: str) -> bool:
+    """True when the gold's values are not the equation's roots in the range the question
+    bounds ("0 \\le \\theta < 2\\pi"): a root left out, or one that is none."""
+    written = _RANGE.match(bounds)
+    difference = _sides(equation.strip().rstrip(".,"))
+    if written is None or difference is None or len(difference.free_symbols) != 1:
+        return False
+    if _DEGREES.search(gold) or _UNREADABLE.search(gold) or _MIXED_NUMBER.search(gold):
+        return False
+    low_text, low_sign, letter, high_sign, high_text = written.groups()
+    (unknown,) = difference.free_symbols
+    low, high = _value(low_text), _value(high_text)
+    if unknown.name != letter.lstrip("\\") or low is None or high is None:
+        return False
+    domain = sympy.Interval(low, high, "<" in low_sign, "<" in high_sign)
+    roots = sympy.solveset(difference, unknown, domain)
+    listed = gold.strip().strip("$").strip()
+    braced = _BRACED.fullmatch(listed)
+    values = [_value(v) for v in _GOLD_VALUES.split(braced.group(1) if braced else listed)]
+    if not isinstance(roots, sympy.FiniteSet) or not values or None in values:
+        return False
+    given = [float(value) for value in values]
+    # SymPy's roots are roots, but it may miss some (2 sin²x − sin x − 1 = 0 gave only π/2):
+    # a gold value is checked by putting it in, not by looking for it among SymPy's
+    left_out = any(all(abs(float(root) - value) > 1e-9 for value in given) for root in roots)
+    return left_out or any(
+        value not in domain or abs(complex(difference.subs(unknown, exact))) > 1e-9
+        for value, exact in zip(given, values, strict=True)
+    )
+
+
 def _leaves_apart(difference: sympy.Expr, unknown: sympy.Symbol, value: str) -> bool:
     solved = _value(re.sub(rf"^\s*{unknown.name}\s*=\s*", "", value))
     if solved is None or solved.free_symbols or PLUS_MINUS.search(value):
@@ -690,17 +809,24 @@ def _prime_near(extreme: str, relation: str, term: str) -> sympy.Expr | None:
 def _prime_counts(groups: tuple[str | None, ...]) -> set[int]:
     """The number of primes the question asks for; both counts for "between a and b", which
     some read with the ends and some without."""
-    between, low_a, low_b, high_a, high_b, below, top_a, top_b = groups
+    between, low_a, low_b, high_a, high_b, below, top_a, top_b, digit_a, digit_b = groups
+    digit = digit_a or digit_b
+    largest = _LARGEST_PRIME_LISTED if digit else _LARGEST_PRIME_COUNT
+
+    def count(low: int, high: int) -> int:  # primes p with low <= p < high
+        if digit:
+            return sum(1 for p in sympy.primerange(low, high) if p % 10 == int(digit))
+        return int(sympy.primepi(high - 1) - sympy.primepi(low - 1))
+
     if between:
         low, high = _integer(low_a or low_b), _integer(high_a or high_b)
-        if low is None or high is None or not 0 <= low <= high <= _LARGEST_PRIME_COUNT:
+        if low is None or high is None or not 0 <= low <= high <= largest:
             return set()
-        inside = int(sympy.primepi(high - 1) - sympy.primepi(low))
-        return {inside + int(sympy.isprime(low)) + int(sympy.isprime(high)), inside}
+        return {count(low, high + 1), count(low + 1, high)}
     top = _integer(top_a or top_b)
-    if top is None or not 0 < top <= _LARGEST_PRIME_COUNT:
+    if top is None or not 0 < top <= largest:
         return set()
-    return {int(sympy.primepi(top - 1))}
+    return {count(0, top)}
 
 
 def _differs_from_all(counts: set[int], gold: str) -> bool:

@@ -108,9 +108,11 @@ _CLAUSE_STATING_A_VALUE = re.compile(r"[A-Za-z]\s+(?:is|are|was|were|equals?)\s+
 _STATED_BY_VERB = re.compile(r"\b(?:is|are|was|were|equals?)\s+\S")
 _STATED_BY_VERB_OR_HAS = re.compile(r"\b(?:is|are|was|were|equals?|has|have|gets?|makes?)\s+\S")
 # A relative clause that compares what the sentence stated with something else: ", which is
-# 31 fewer than it started with" (not ", which equals seven hundred twenty"), or checks it.
+# 31 fewer than it started with" (not ", which equals seven hundred twenty"), writes it in
+# another base (", which is 39 in decimal"), or checks it.
 _RELATIVE_CLAUSE = re.compile(
-    r",\s+(?:which|that)\s+(?:is|are|was|were|means)\b(?=[^.;]*\b(?:than|fewer|times as)\b)"
+    r",\s+(?:which|that)\s+(?:is|are|was|were|means)\b"
+    r"(?=[^.;]*\b(?:than|fewer|times as|in\s+(?:decimal|binary|base)))"
     # or checks it: ", which checks: $6+3+2=11$", ", which satisfies the equation"
     r"|,\s+(?:which|that|and this)\s+"
     r"(?:checks|confirms|satisfies|works|is (?:correct|consistent))\b"
@@ -428,6 +430,9 @@ def _named_value(sentence: str, begin: int, name: str) -> Candidate | None:
         or _OFFERED.search(masked, found.end())
     ):
         return None
+    inner = last_match(_INNER_CONCLUSION, masked, found.end())
+    if inner is not None and _STATES_SOMETHING.search(masked[inner.end() :]):
+        return None  # "… with probability 1/12, so P(same month) = 1/144": the "so" concludes
     value = sentence[found.start(1) : found.end(1)]
     stars = len(value) - len(value.lstrip("*"))
     cue = CONCLUSION if _CONCLUSION_WORDS.match(sentence) else STATEMENT

@@ -372,6 +372,14 @@ def _ratio_terms(text: str) -> list[float] | None:
     return None if any(value is None for value in values) else values
 
 
+def same_ratio(gold: str, answer: str) -> bool:
+    """Both are ratios of one length with their terms in proportion, whatever else they could
+    be read as ("18:24:28" is a clock time, but where a ratio is asked it is 9:12:14)."""
+    gold_terms = _ratio_terms(_RATIO_SIGN.sub(":", gold))
+    answer_terms = _ratio_terms(_RATIO_SIGN.sub(":", answer))
+    return bool(gold_terms and answer_terms) and _proportional(gold_terms, answer_terms)
+
+
 def _proportional(gold: list[float], answer: list[float]) -> bool:
     """Two ratios are equal when their terms are in the same order and proportion (6:4 is
     3:2, 2:5:3 is not 2:3:5)."""

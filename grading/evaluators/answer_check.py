@@ -48,6 +48,7 @@ from grading.equivalence.check import (
     numeric_value,
     one_of_many,
     same_family,
+    same_ratio,
 )
 from grading.equivalence.rewrite import (
     LATEX_SPACE,
@@ -306,6 +307,15 @@ def _grade_math(
         # "\boxed{\dfrac{\varphi}{2}}, where \varphi = \frac{1+\sqrt5}{2}"
         stated = replace(stated, expression=defined)
         comparison = _compare(compared_gold, stated)
+    if not comparison.equal and ":" in compared_gold and _RATIO_ASKED.search(sample.problem[-300:]):
+        if same_ratio(compared_gold, stated.expression):  # "18:24:28" for the ratio 9:12:14
+            comparison = Comparison(True, "ratio")
+    restricted = _DOMAIN_GIVEN.match(stated.expression) if not comparison.equal else None
+    if restricted is not None and _within_same_domain(compared_gold, restricted):
+        # "f^{-1}(x) = x^2 + 1 \quad (x \ge 0)" for "x^2+1,\ x\ge 0": the value, then where
+        # it holds, as the gold gives it or where the gold names no domain
+        stated = replace(stated, expression=restricted["value"])
+        comparison = _compare(_DOMAIN_GIVEN.sub(r"\g<value>", compared_gold), stated)
     on_the_curve = (
         relation.equal_on_the_curve(compared_gold, stated.expression, sample.problem)
         if not comparison.equal
@@ -466,6 +476,8 @@ def _grade_math(
     correct = bool(comparison.equal) and not (stated.hedged and not multi_part)
     if (
         _offered_after(sample.output, final)
+        or _reopened_after(sample.output, final)
+        or _TORN_BETWEEN.search(sentence_of(sample.output, final)) is not None
         or _answers_on_conditions(sample.output, final)
         or (kind in SINGLE_VALUE_TYPES and _values_on_conditions(sample.output, final))
         or _GENERAL_ANSWER_ASIDE.search(final.text)
@@ -474,6 +486,8 @@ def _grade_math(
         # "the area is **24** (or $6\sqrt{7}$ if 8 is the hypotenuse)", "x (assuming x ≥ 0; in
         # general it's |x|)", "x > 0 or x ≥ 0"
         signals.append("hedged")
+    if _false_arithmetic(final.text):
+        signals.append("multiple_answers")  # "\boxed{5 \times 8 \times 12 = 460}": 480 or 460
     if hedges(sample.output, final) and (correct or _OFFERS_ANOTHER.search(final.text)):
         # "probably 12" is a guess a person confirms when it is right; a wrong guess is just
         # wrong, unless it offers another answer too ("12, or possibly 18")
@@ -676,6 +690,94 @@ def _offered_after(output: str, final: Candidate) -> bool:
         return False
     other = read_answer(offered.group(1) or offered.group(2)).expression
     return bool(other) and not compare_values(other, read_answer(final.text).expression).equal
+
+
+_RATIO_ASKED = re.compile(r"\bratio\b", re.IGNORECASE)
+# An expression and the domain it holds on: "x^2+1,\ x\ge 0", "\sqrt{x} \quad (x > 0)",
+# "2x \text{ for } x \le 3"; the value is no relation itself.
+_DOMAIN_GIVEN = re.compile(
+    r"^(?P<value>[^<>≤≥]+?)(?:\s*,|\s*\\q?quad|\s*\\[,;: ]|\s)+\(?\s*"
+    r"(?:\\text\s*\{\s*(?:for|where|when|if)\s*\}|for|where|when|if)?\s*"
+    r"(?P<domain>[a-z]\s*(?:\\[gl]eq?(?![a-z])|[<>≤≥]=?)\s*-?[\d.]+)\s*\)?[\s.$]*$"
+)
+_RELATION_WRITTEN = {"\\geq": ">=", "\\ge": ">=", "≥": ">=", "\\leq": "<=", "\\le": "<=", "≤": "<="}
+
+
+def _within_same_domain(gold: str, restricted: re.Match) -> bool:
+    """The gold names no domain, or the one the answer names."""
+    gold_restricted = _DOMAIN_GIVEN.match(gold)
+    if gold_restricted is None:
+        return "," not in gold
+    return _domain(gold_restricted["domain"]) == _domain(restricted["domain"])
+
+
+def _domain(condition: str) -> str:
+    for written, relation_sign in _RELATION_WRITTEN.items():
+        condition = condition.replace(written, relation_sign)
+    return re.sub(r"\s+", "", condition)
+
+
+def _false_arithmetic(answer: str) -> bool:
+    """The answer works a sum out wrong in its own words: its sides are plain arithmetic and
+    two of them differ, so it states two values."""
+    sides = chain_sides(answer.strip().strip("$"))
+    if len(sides) != 2 or not all(_ARITHMETIC.fullmatch(side) for side in sides):
+        return False  # "x = 5+5+1 = 7 = 11" is a chain that corrects itself as it goes
+    values = [numeric_value(side) for side in sides]
+    # "\frac{1}{3} = 0.33" rounds; half a unit of the last decimal written is no difference
+    decimals = max((len(d) for d in _DECIMALS.findall(answer)), default=0)
+    tolerance = 0.5 * 10**-decimals if decimals else 1e-12
+    return None not in values and any(
+        not math.isclose(value, values[-1], rel_tol=1e-9, abs_tol=tolerance) for value in values
+    )
+
+
+_DECIMALS = re.compile(r"\d\.(\d+)")
+# Numbers and the operations between them, read as SymPy reads them: no "·" or "**", no
+# repeating digits in brackets ("0.(36)"), no operator left hanging at the start ("× 2^3").
+_ARITHMETIC = re.compile(
+    r"(?![\s+*/×÷^])(?:[\d\s+\-/×÷()^{}]|\.(?!\()|\\(?:times|cdot|div|[dt]?frac)(?![A-Za-z]))+"
+)
+
+
+def _reopened_after(output: str, final: Candidate) -> bool:
+    """After its answer the output doubts it and names another ("P.S. On reflection, the set
+    itself should probably not count either. That would make the answer 126."): two answers,
+    the later one only half taken."""
+    end = text_end(output, final)
+    after = output[end : end + _REOPEN_REACH] if end is not None else ""
+    for reopened in _REOPENED.finditer(after):
+        doubted = reopened.group(1) is not None or _SECOND_THOUGHTS.search(
+            after[: reopened.start()]
+        )
+        other = read_answer(reopened.group(2)).expression
+        if (
+            doubted
+            and other
+            and not compare_values(other, read_answer(final.text).expression).equal
+        ):
+            return True
+    return False
+
+
+# "So the area is probably $16$, but it might be $16\sqrt{3}$ depending on …": two values
+_TORN_BETWEEN = re.compile(
+    r"\b(?:probably|likely|perhaps|maybe)\b[^.;]{1,80}?,?\s+(?:but|or)\s+(?:it\s+|this\s+)?"
+    r"(?:might|could|may)\s+(?:also\s+|instead\s+)?be\b",
+    re.IGNORECASE,
+)
+_REOPEN_REACH = 600
+_REOPENED = re.compile(
+    r"(?:\b((?:could|might|may)\s+also\s+be)"
+    r"|\bwould\s+(?:then\s+)?make\s+the\s+(?:answer|result|count|total)(?:\s+be)?"
+    r"|\banswer\s+(?:would|should|might|may)\s+(?:then\s+|instead\s+|actually\s+)?be)"
+    r"\s*:?\s*(\$[^$\n]{1,60}\$|\\\(.{1,60}?\\\)|-?\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_SECOND_THOUGHTS = re.compile(
+    r"\b(?:probably|perhaps|maybe|arguably|on\s+(?:reflection|second\s+thought)|actually)\b",
+    re.IGNORECASE,
+)
 
 
 _GIVEN_NUMBER = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*(?![\d.,]*\d)")

@@ -21,7 +21,9 @@ from grading.candidates import (
     sentence_of,
     text_end,
 )
+from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values
+from grading.equivalence.rewrite import number_words
 from grading.evaluators import choice
 from grading.evaluators.extraction import last_match
 from grading.types import AnswerType, Evaluation, Sample, Status, Verdict
@@ -120,6 +122,9 @@ DECLINES = re.compile(
     r"|can't (?:determine|decide|tell)|none of the (?:(?:listed|given|answer) )?(?:options|choices"
     r"|answers)|i don't know"
     r"|unable to (?:determine|decide)|(?:has|have) no (?:valid|well-defined) answer"
+    # "I can't give a definitive cost", "there is not enough information to say"
+    r"|(?:cannot|can't|unable to) (?:give|provide|state|compute) (?:a|an|one) (?:definitive|definite"
+    r"|single|unique)|(?:not enough|insufficient) information"
     r"|(?:cannot|can't|could not|couldn't) (?:possibly )?exist|(?:is|are) ill-posed"
     # agents that end without an answer: "No consensus was reached", "Could you clarify …?"
     r"|no consensus|(?:could|can) you (?:please )?clarify|please clarify)\b",
@@ -128,7 +133,8 @@ DECLINES = re.compile(
 # Lower-case words one of which every match of DECLINES contains.
 _DECLINE_HINTS = (
     "confident", "sure", "certain", "determine", "decide", "tell", "none of the", "know",
-    "answer", "exist", "ill-posed", "consensus", "clarify",
+    "answer", "exist", "ill-posed", "consensus", "clarify", "definit", "single", "unique",
+    "information",
 )  # fmt: skip
 
 
@@ -280,12 +286,18 @@ def _committed_letter(sample: Sample, candidates: Candidates) -> tuple[str | Non
                 or _option_said(listed, _rest_of_line(after))
                 # "So $x = 5$ or $x = -3$." before "(A)", where (B) is "$-3$ and $5$"
                 or _option_with_these_values(listed, working)
+                # "Divide by 3: $x = 3$. … So the answer is **(C)**." for "what is x?", (B) 3
+                or _option_with_value(listed, _asked_value_found(working, sample.problem))
+                # "So exactly one prime works, namely $p = 3$." for "How many primes …?", (B) 1
+                or _option_with_value(listed, _count_found(working, sample.problem))
+                # "This is a parabola opening to the right." before "\boxed{(D)}", (C) Parabola
+                or _option_word_named(listed, working)
                 # "$2^{10} \equiv 1 \pmod{11}$" in the working, where (B) is 1
                 or _option_with_value(listed, _residue_found(working, sample.problem))
                 # "\boxed{A}" and then "In other words, … in 1.5 hours.", (D)'s value
                 or _option_with_value(listed, _restated_value(after[:_RESULT_REACH]))
             )
-            if named and named != letter:
+            if (named and named != letter) or _other_than_its_option(listed, letter, final.text):
                 signals.append("letter_value_mismatch")
         elif listed:
             sentence = sentence_of(sample.output, final)
@@ -351,11 +363,14 @@ _LETTER_ONLY = re.compile(
 )
 # After the committed letter, another one raised as a guess or as what a check points to.
 _LATER_LETTER = re.compile(
-    r"\b(maybe|perhaps|possibly|points? to|suggests?|indicates?)\s+(?:option\s+|choice\s+)?"
+    r"\b(maybe|perhaps|possibly|points? to|suggests?|indicates?|(?:could|might|may) also be)\s+"
+    r"(?:option\s+|choice\s+)?"
     r"\(?([A-E])\)?(?!\w)",
     re.IGNORECASE,
 )
-_GUESSES = frozenset({"maybe", "perhaps", "possibly"})
+_GUESSES = frozenset(
+    {"maybe", "perhaps", "possibly", "could also be", "might also be", "may also be"}
+)
 
 
 def _doubt_after(output: str, final: Candidate) -> re.Match | None:
@@ -452,7 +467,9 @@ def _last_result(working: str) -> str:
 # What leads from a value to the option it names ("…, which is option A").
 _NAMING_TAIL = re.compile(
     r"[,\s]*\b(?:which|that|this)\s+(?:is|corresponds\s+to|matches)\b\s*(?:the\s+)?"
-    r"(?:(?:choice|option|answer)\b)?\W*$",
+    r"(?:(?:choice|option|answer)\b)?\W*$"
+    # "$\sqrt{2}$ corresponds to option **(B)**.": the value names its letter itself
+    r"|\s(?:corresponds\s+to|matches)\s+(?:the\s+)?(?:choice|option)\b(?:\s*[*(]*[A-E][)*]*)?\W*$",
     re.IGNORECASE,
 )
 
@@ -460,6 +477,32 @@ _NAMING_TAIL = re.compile(
 _NUMBER = re.compile(r"(?<![\w^_{.])-?\d+(?:\.\d+)?(?![\w.])")
 # "x = 5", "$x = -3$": a value given to an unknown
 _ASSIGNED = re.compile(r"(?<![\w\\])[a-z]\s*=\s*(-?\d+(?:\.\d+)?)(?![\w.])")
+
+
+def _asked_value_found(working: str, problem: str) -> str:
+    """The number the working last gives the unknown the question asks for ("$x = 3$" where
+    it asks "what is the value of $x$?")."""
+    unknown = what_is_asked(problem).variable
+    if len(unknown) != 1:
+        return ""
+    found = last_match(
+        re.compile(rf"(?<![\w\\]){unknown}\s*=\s*(-?\d+(?:\.\d+)?)(?![\w.]|\s*[-+*/^])"), working
+    )
+    return found.group(1) if found else ""
+
+
+def _count_found(working: str, problem: str) -> str:
+    """The count the working's last sentence says exactly ("So exactly one prime works"),
+    where the question asks how many."""
+    if not _HOW_MANY.search(problem):
+        return ""
+    lines = [s for s in _SENTENCE_BREAK.split(working.strip()) if s.strip()]
+    found = _EXACT_COUNT.search(number_words(lines[-1])) if lines else None
+    return found.group(1) if found else ""
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
+_EXACT_COUNT = re.compile(r"\b(?:exactly|precisely|only)\s+(\d+)\b(?!\s*[%/.,]\d)", re.IGNORECASE)
 
 
 def _option_with_these_values(listed: dict[str, str], working: str) -> str | None:
@@ -507,8 +550,9 @@ def _value_named_before(text: str) -> str:
 
 # A sentence that only names the option the sentence before arrived at.
 _NAMING_SENTENCE = re.compile(
-    r"^\W*(?:this|that|which|it)\s+(?:is|matches|corresponds\s+to|agrees\s+with)\s+(?:the\s+)?"
-    r"(?:choice|option|answer)?\s*\(?[A-E]\)?\W*$",
+    r"^\W*(?:(?:looking\s+at|comparing\s+with|among)\s+the\s+(?:options|choices)\s*,\s*)?"
+    r"(?:this|that|which|it)\s+(?:is|matches|corresponds\s+to|agrees\s+with)\s+(?:the\s+)?"
+    r"(?:choice|option|answer)?\s*(?:[*(]*[A-E][)*]*)?\W*$",
     re.IGNORECASE,
 )
 _LAST_SIDE = re.compile(r"(?:=|\bis\b)([^=]*)$")
@@ -524,6 +568,33 @@ def _value_before_naming(text: str) -> str:
             side = _LAST_SIDE.search(sentences[index - 1])
             return read_answer(side.group(1).strip(" .$")).expression if side else ""
     return ""
+
+
+def _other_than_its_option(listed: dict[str, str], letter: str, answer: str) -> bool:
+    """The value written beside the letter is mathematics and not the letter's own option
+    ("\\textbf{(B)}\\ x^2 - 2x + 2" where (B) is $x^2 + 2x + 2$), even if no option has it."""
+    own = listed.get(letter)
+    value = _DELIMITERS.sub("", options.strip_letter(answer.replace("**", "").replace("~", " ")))
+    if (
+        not own
+        or _DIGITS_APART.search(value)  # "3,456 18": thousands, or two numbers
+        or value.count("{") != value.count("}")  # a label's braces taken for a wrapper's
+        or not _FORMULA.fullmatch(value)
+        or not _WRITTEN_IN_MATHS.fullmatch(value)
+        or options.named_letters(value)
+    ):
+        return False  # no value beside the letter, or words ("故选 D", "la (B)")
+    stated = read_answer(value).expression
+    return bool(stated) and not (
+        _normal(own) == _normal(stated) or compare_values(read_answer(own).expression, stated).equal
+    )
+
+
+# Mathematics without words: LaTeX commands, digits, operators and one- or two-letter names.
+_FORMULA = re.compile(r"(?:\\[A-Za-z]+|[^A-Za-z\n]|(?<![A-Za-z])[A-Za-z]{1,2}(?![A-Za-z]))+")
+_DELIMITERS = re.compile(r"^[\s$]*(?:\\\()?|(?:\\\))?[\s$.]*$")
+_DIGITS_APART = re.compile(r"\d[\s,]+\d")
+_WRITTEN_IN_MATHS = re.compile(r"[\x20-\x7eπ√°±×÷−≤≥≠∞]*[\d\\a-z][\x20-\x7eπ√°±×÷−≤≥≠∞]*")
 
 
 def _written_in_another_option(listed: dict[str, str], letter: str, value: str) -> bool:
@@ -549,6 +620,23 @@ def _option_said(listed: dict[str, str], sentence: str) -> str | None:
     said = _normal(sentence).rstrip(".!")
     matching = [letter for letter, text in listed.items() if _normal(text).rstrip(".!") == said]
     return matching[0] if len(matching) == 1 else None
+
+
+def _option_word_named(listed: dict[str, str], working: str) -> str | None:
+    """The one option, of options that are each one word (Line, Circle, Parabola), that the
+    working says the answer is ("This is a parabola")."""
+    words = {text.strip(" $.").lower(): letter for letter, text in listed.items()}
+    if len(words) < 2 or not all(word.isalpha() for word in words):
+        return None
+    named = {
+        words[match.group(1).lower()]
+        for match in _IS_A_WORD.finditer(working)
+        if match.group(1).lower() in words
+    }
+    return named.pop() if len(named) == 1 else None
+
+
+_IS_A_WORD = re.compile(r"\b(?:this|it|which)\s+is\s+(?:a|an)\s+([A-Za-z]+)\b", re.IGNORECASE)
 
 
 def _option_with_value(listed: dict[str, str], value: str) -> str | None:

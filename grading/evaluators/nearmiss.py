@@ -16,11 +16,12 @@ from functools import lru_cache
 import sympy
 
 from grading.answers import HOUR_WORDS, MINUTE_WORDS, SECOND_WORDS, StatedAnswer, read_answer
-from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, text_end
+from grading.candidates import BOXED, CONCLUSION, PLAIN_CUES, Candidates, sentence_of, text_end
 from grading.candidates.cues import SENTENCE_END
 from grading.candidates.sentences import what_is_asked
 from grading.equivalence.check import compare_values, numeric_value
 from grading.equivalence.rewrite import LATEX_SPACE, all_rewrites, base_digits, top_level_parts
+from grading.evaluators.forms import demands_exact_form
 from grading.evaluators.symbolic import parse_answer
 from grading.types import Sample
 
@@ -77,8 +78,12 @@ _PERCENT = re.compile(
     r"|процент|百分",
     re.IGNORECASE,
 )
-_ANGLE_WORDS = re.compile(r"\bangle|\bdegrees?\b|\bargument\b|\^\s*\{?\\circ|°", re.IGNORECASE)
+_ANGLE_WORDS = re.compile(
+    r"\bangle|\bdegrees?\b|\bargument\b|\\(?:arg|operatorname\s*\{\s*arg)\b|\^\s*\{?\\circ|°",
+    re.IGNORECASE,
+)
 _PI = re.compile(r"\\pi|π")
+_DEGREE_SIGN = re.compile(r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)\s*$")
 _FRACTION = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
 _TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
 # "2 h 25 min", "2 ore e 25 minuti", "1 Stunde und 5 Minuten", "37 min 30 s"
@@ -127,10 +132,13 @@ def near_miss_signals(
         or _gold_derived_just_before(gold, sample.output, candidates)
         or _point_written_out(gold, stated.expression, sample)
         or _unknown_found_before(gold, sample, candidates)
+        or _gold_said_in_the_questions_words(gold, sample)
     ):
         found.append("gold_stated_elsewhere")
     if _gold_called_a_mistake(gold, sample.output):
         found.append("gold_rejected")
+    if _works_another_modulus(sample) or _names_another_quantity(sample, candidates):
+        found.append("other_problem")
     if _point_of_extremum(stated, sample.problem):
         found.append("extremum_point")
     if _cut_short_of_gold(gold, sample.output, candidates):
@@ -140,8 +148,14 @@ def near_miss_signals(
     if (
         _rounds_to(gold, stated.expression)
         # "\sqrt{12} \approx 3.46" where the nearest tenth, 3.5, is asked
-        or (stated.approximation and _rounds_to(gold, stated.approximation))
+        or (
+            stated.approximation
+            # "\cos^{-1}(-\tfrac{1}{3}) \approx 109.47^\circ" where the nearest degree, 109, is asked
+            and _rounds_to(gold, _DEGREE_SIGN.sub("", stated.approximation))
+        )
         or _exact_where_rounding_asked(gold, stated.expression, sample.problem)
+        # a rounding where the question asks for no exact form ("in terms of π" makes it wrong)
+        or (not demands_exact_form(sample.problem) and _rounding_of_exact(gold, stated.expression))
     ):
         found.append("rounding_differs")
     if (
@@ -388,6 +402,81 @@ def _gold_stated_elsewhere(gold: str, candidates: Candidates) -> bool:
         if _may_equal(gold, expression) and compare_values(gold, expression).equal:
             return True
     return False
+
+
+def _works_another_modulus(sample: Sample) -> bool:
+    """The output works modulo another number than the question's, which it never writes
+    ("$2^{2024} \\bmod 7$" for "divided by $17$"): it answers another question."""
+    asked = _MODULUS.search(sample.problem)
+    used = {int(m) for m in _MODULUS_USED.findall(sample.output)}
+    if asked is None or not used:
+        return False
+    modulus = asked.group(1)
+    return int(modulus) not in used and not re.search(rf"(?<!\d){modulus}(?!\d)", sample.output)
+
+
+def _names_another_quantity(sample: Sample, candidates: Candidates) -> bool:
+    """The answer's sentence names the quantity often mistaken for the one asked ("The greatest
+    common divisor of 24 and 36 is 12." for their least common multiple), and not the one asked."""
+    final = candidates.final
+    asked = _ASKING.findall(_question(sample.problem))
+    if final is None or not asked:
+        return False
+    answered = sentence_of(sample.output, final)
+    return any(
+        one.search(asked[-1])
+        and not other.search(asked[-1])
+        and other.search(answered)
+        and not one.search(answered)
+        for first, second in _MISTAKEN_FOR
+        for one, other in ((first, second), (second, first))
+    )
+
+
+def _quantity(words: str) -> re.Pattern:
+    return re.compile(rf"\b(?:{words})\b", re.IGNORECASE)
+
+
+# Quantities mistaken for each other, each as the words that name it.
+_MISTAKEN_FOR = tuple(
+    (_quantity(first), _quantity(second))
+    for first, second in (
+        ("least common multiple|lcm", "greatest common (?:divisor|factor)|gcd|gcf"),
+        ("perimeter|circumference", "area"),
+        ("radius", "diameter"),
+        ("median", "mean|average"),
+        ("volume", "surface area"),
+    )
+)
+_MODULUS_USED = re.compile(r"(?:\\pmod|\\bmod|\\mod|\bmod)\s*\{?\s*(\d{1,9})\b")
+
+
+def _gold_said_in_the_questions_words(gold: str, sample: Sample) -> bool:
+    """A sentence that answers in the question's own words states the gold ("She spends
+    $7.20 − $6.20 = $1.00 more on apples than on pears." for "How much more does she spend
+    on apples than on pears?"), while the final answer is another value."""
+    value = _value(gold)
+    asked = _ASKING.findall(_question(sample.problem))
+    if value is None or not asked:
+        return False
+    words = _WORDS.findall(asked[-1].lower())
+    phrases = {" ".join(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
+    if not phrases:
+        return False
+    for sentence in SENTENCE_END.split(sample.output[-_ECHO_REACH:]):
+        said = " ".join(_WORDS.findall(sentence.lower()))
+        numbers = _SAID_NUMBER.findall(sentence)
+        # the value the sentence arrives at: its last number, not "2" of "2^{100}"
+        if numbers and any(phrase in said for phrase in phrases) and _value(numbers[-1]) == value:
+            return True
+    return False
+
+
+_ASKING = re.compile(r"[^.?!\n]*\?")  # the question's sentences that ask
+_WORDS = re.compile(r"[a-z]+")
+_ECHO_WORDS = 5  # words in a row the answering sentence shares with the question
+_ECHO_REACH = 1500
+_SAID_NUMBER = re.compile(r"(?<![\w.,^{])\d+(?:\.\d+)?(?![\w^_}]|\.\d)")
 
 
 # What an output says of a value it sets aside as a mistake: "not the simple average of 60 and
@@ -678,6 +767,18 @@ def _exact_where_rounding_asked(gold: str, answer: str, problem: str) -> bool:
     return value is not None and _rounds_at(value, Fraction(_plain(gold)), places)
 
 
+def _rounding_of_exact(gold: str, answer: str) -> bool:
+    """A decimal that is an exact gold (\\frac{1}{8}) rounded to its own places ("0.13"), a
+    rounding no one asked for or one a person accepts."""
+    answer_match = _DECIMAL.match(_plain(answer))
+    if answer_match is None or not answer_match.group(1) or _DECIMAL.match(_plain(gold)):
+        return False
+    value = _numeric_value(gold)
+    return value is not None and _rounds_at(
+        value, Fraction(_plain(answer)), len(answer_match.group(1))
+    )
+
+
 _DEGREES_ASKED = re.compile(r"\bdegrees?\b|\^\s*\{?\\circ|°|\bgrad\b|\bgrados?\b|градус", re.I)
 _RADIANS = re.compile(r"\brad(?:ians?)?\b|\\pi|π", re.IGNORECASE)
 
@@ -740,7 +841,10 @@ def _in_the_asked_order(gold: str, answer: str, problem: str) -> bool:
 # "If the positions were distinct roles, the count would be $1320$": what another reading of
 # the question would give.
 _OTHER_READING = re.compile(
-    r"\b(?:if|were|had)\b[^.?!\n]{3,200}?\b(?:would|could)\s+(?:be|give|have\s+been|equal)"
+    r"(?:\b(?:if|were|had)\b[^.?!\n]{3,200}?\b(?:would|could)\s+"
+    r"(?:be|give|have\s+been|equal|get|obtain|make\s+(?:it|the\s+answer))"
+    # "Taken literally, … ≡ 2 (mod 7)." before the answer to the problem it thinks was meant
+    r"|\b(?:taken|read)\s+literally\b[^?!\n]{0,200}(?:=|\\equiv|≡))"
     r"\s+(\$[^$]{1,80}\$|\\\([^\n]{1,80}?\\\)|-?\d[\d,]*(?:\.\d+)?)",
     re.IGNORECASE,
 )
@@ -751,7 +855,7 @@ def _gold_under_another_reading(gold: str, output: str) -> bool:
     set aside (ordered for unordered, with replacement for without): which reading the
     question means is for a person."""
     tail = output[-_TAIL_WINDOW * 2 :]
-    if "would" not in tail and "could" not in tail:
+    if "would" not in tail and "could" not in tail and "literally" not in tail:
         return False
     return any(
         compare_values(gold, read_answer(match.group(1)).expression.rpartition("=")[2]).equal

@@ -119,9 +119,22 @@ def parse_answer(text: str, targets: Sequence[ExtractionTarget] = DEFAULT_TARGET
     text = _LETTER_AFTER_OPERATOR.sub(r"\1{\2}", _CONTINUED.sub("", text.strip()))
     if _SUM.search(text):
         text = _COEFFICIENT_LETTER.sub(r"{\1}", text)
+    if "^" in text and "." in text:
+        # "1000e^{0.5}" is 1000\sqrt{e}: an exact power, not a float SymPy evaluates
+        text = _DECIMAL_EXPONENT.sub(_exponent_as_fraction, text)
     if text and not has_math_delimiter(text):
         text = f"${text}$"
     return parse_text(text, targets)
+
+
+_DECIMAL_EXPONENT = re.compile(r"\^\s*(?:\{\s*(-?\d+\.\d+)\s*\}|(\d+\.\d+)(?![\d.]))")
+
+
+def _exponent_as_fraction(match: re.Match) -> str:
+    whole, _, decimals = (match.group(1) or match.group(2)).partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    numerator = int(whole.lstrip("-") + decimals)
+    return f"^{{{sign}\\frac{{{numerator}}}{{{10 ** len(decimals)}}}}}"
 
 
 @lru_cache(maxsize=16384)

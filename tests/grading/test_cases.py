@@ -19,7 +19,9 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 WRITTEN = DATA_DIR / "written_realistic.jsonl"
 # file: (most silent errors, most rows flagged)
 DATA_FLOORS = {
-    "written_realistic.jsonl": (0, 38),
+    # Three wrong answers flagged since round 38: a box that works a conversion out wrong
+    # ("0.0000045 = 4.5 × 10^{-5}"), a false sum, 0.4 for 4/9 written as a decimal.
+    "written_realistic.jsonl": (0, 41),
     "heldout_realistic_A.jsonl": (1, 28),
     "heldout_realistic_B.jsonl": (1, 27),
     "heldout_realistic_C.jsonl": (0, 26),
@@ -105,7 +107,8 @@ DATA_FLOORS = {
     "heldout_mixed_BF.jsonl": (4, 44),
     # Written after BC to BF: 11, 5, 6 and 7 silent errors on arrival (BG, answer forms from
     # math models: pairs stated as "x = −1 and y = 4", planes left unnormalised, hex literals).
-    "heldout_realistic_BG.jsonl": (6, 36),
+    # and one row labelled ambiguous flagged since round 39 (0.18 for 0.\overline{18}).
+    "heldout_realistic_BG.jsonl": (6, 37),
     "heldout_mixed_BH.jsonl": (2, 45),
     "heldout_realistic_BI.jsonl": (3, 30),
     "heldout_mixed_BJ.jsonl": (2, 50),
@@ -137,7 +140,8 @@ DATA_FLOORS = {
     # Written after BW to BZ: 6, 4, 7 and 10 silent errors on arrival (CD, numbers in other
     # scripts and forms: Arabic-Indic digits, thin spaces, 万 and lakh, "या" for "or").
     "heldout_realistic_CA.jsonl": (2, 36),
-    "heldout_mixed_CB.jsonl": (1, 35),
+    # A wrong answer after a sentence in the question's words that states the gold.
+    "heldout_mixed_CB.jsonl": (1, 36),
     "heldout_realistic_CC.jsonl": (2, 46),
     "heldout_mixed_CD.jsonl": (1, 70),
     # Written after CA to CD: 4, 3, 6 and 0 silent errors on arrival (the fewest yet).
@@ -222,7 +226,8 @@ DATA_FLOORS = {
     "heldout_mixed_EJ.jsonl": (6, 33),
     "heldout_realistic_EK.jsonl": (4, 45),
     "heldout_mixed_EL.jsonl": (1, 55),
-    "heldout_realistic_EM.jsonl": (6, 20),
+    # A wrong answer whose sentence names the quantity mistaken for the asked one.
+    "heldout_realistic_EM.jsonl": (6, 21),
     "heldout_mixed_EN.jsonl": (4, 41),
     "heldout_realistic_EO.jsonl": (2, 69),
     "heldout_mixed_EP.jsonl": (4, 32),
@@ -231,7 +236,8 @@ DATA_FLOORS = {
     "heldout_realistic_ES.jsonl": (5, 33),
     "heldout_mixed_ET.jsonl": (3, 40),
     "heldout_realistic_EU.jsonl": (3, 28),
-    "heldout_mixed_EV.jsonl": (8, 25),
+    # A wrong conversion worked out in the box ("0.00045 = 4.5 × 10^{-5}").
+    "heldout_mixed_EV.jsonl": (8, 26),
     "heldout_realistic_EW.jsonl": (9, 38),
     "heldout_mixed_EX.jsonl": (6, 39),
     "heldout_realistic_EY.jsonl": (8, 41),
@@ -254,6 +260,14 @@ DATA_FLOORS = {
     "heldout_mixed_FP.jsonl": (4, 44),
     "heldout_realistic_FQ.jsonl": (7, 47),
     "heldout_mixed_FR.jsonl": (4, 40),
+    "heldout_realistic_FS.jsonl": (1, 49),
+    "heldout_mixed_FT.jsonl": (1, 43),
+    "heldout_realistic_FU.jsonl": (0, 41),
+    "heldout_mixed_FV.jsonl": (7, 40),
+    "heldout_realistic_FW.jsonl": (6, 45),
+    "heldout_mixed_FX.jsonl": (5, 30),
+    "heldout_realistic_FY.jsonl": (4, 44),
+    "heldout_mixed_FZ.jsonl": (3, 39),
 }
 
 # file: (least cases each evaluator agrees on, most silent errors, most rows flagged)

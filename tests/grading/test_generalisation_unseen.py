@@ -5340,3 +5340,176 @@ def test_a_closing_count_of_the_listed_solutions_is_not_the_answer():
 )
 def test_a_yes_with_an_exception_or_qualified_where_it_is_said_is_in_doubt(output, problem):
     assert grade("No", output, problem=problem).needs_review
+
+
+def test_a_step_arrow_leads_to_the_answer():
+    result = grade("(-2,8)", "$-5<x-3<5\\Rightarrow -2<x<8$", problem="Solve $|x-3|<5$.")
+    assert result.auto_verdict is Verdict.CORRECT
+
+
+def test_a_decimal_exponent_is_an_exact_power():
+    assert compare_values("1000e^{0.5}", "1000\\sqrt{e}").equal
+
+
+@pytest.mark.parametrize(
+    ("gold", "output", "verdict"),
+    [
+        ("x^2+1,\\ x\\ge 0", "$f^{-1}(x)=x^2+1\\quad (x\\ge 0)$", Verdict.CORRECT),
+        ("x^2+1", "$f^{-1}(x)=x^2+1,\\ x\\ge 0$", Verdict.CORRECT),  # the domain is extra
+        ("x^2+1,\\ x\\ge 0", "$f^{-1}(x)=x^2+1,\\ x\\le 0$", Verdict.INCORRECT),
+    ],
+)
+def test_an_expression_is_compared_with_the_domain_it_holds_on(gold, output, verdict):
+    problem = "Find the inverse of $f(x)=\\sqrt{x-1}$, $x\\ge 1$."
+    assert grade(gold, output, problem=problem).auto_verdict is verdict
+
+
+def test_a_box_that_works_a_product_out_wrong_states_two_values():
+    output = "Each plant gives 12 tomatoes, so\n\n$$\\boxed{5 \\times 8 \\times 12 = 460}$$"
+    assert "multiple_answers" in reasons(grade("480", output))
+
+
+def test_a_box_that_rounds_its_fraction_states_one_value():
+    result = grade("0.33", "So $\\boxed{\\frac{1}{3} = 0.33}$.")
+    assert result.auto_verdict is Verdict.CORRECT
+    assert not result.needs_review, reasons(result)
+
+
+def test_a_postscript_that_doubts_the_answer_and_names_another_is_a_hedge():
+    output = (
+        "Excluding the empty set: $128 - 1 = 127$.\n\n$$\\boxed{127}$$\n\nP.S. On reflection, "
+        "the set itself should probably not count either. That would make the answer $126$."
+    )
+    assert "hedged" in reasons(grade("127", output))
+
+
+@pytest.mark.parametrize(
+    "aside",
+    [
+        '(If the endpoints $14$ and $98$ were included we would get 13, but "between" '
+        "normally excludes them.)",
+        "Taken literally, with both ends, the count is $13 - 1 + 1 = 13$.",
+    ],
+)
+def test_the_gold_worked_out_under_another_reading_goes_to_a_person(aside):
+    output = f"So $k = 3, \\dots, 13$: 11 values.\n\n{aside}\n\n$$\\boxed{{11}}$$"
+    assert "two_readings" in reasons(grade("13", output))
+
+
+def test_an_argument_a_whole_turn_from_the_gold_is_the_same_angle():
+    output = "Using the principal value, $\\arg(-\\sqrt3 - i) = \\boxed{-\\frac{5\\pi}{6}}$"
+    result = grade("\\frac{7\\pi}{6}", output, problem="Find $\\arg(-\\sqrt{3} - i).$")
+    assert "same_angle" in reasons(result)
+
+
+def test_an_exact_angle_with_its_rounding_in_degrees_is_a_rounding():
+    output = "$$\\boxed{\\theta = \\cos^{-1}\\left(-\\tfrac{1}{3}\\right) \\approx 109.47^\\circ}$$"
+    problem = "Find the angle between the vectors, in degrees, rounded to the nearest degree."
+    assert "rounding_differs" in reasons(grade("109", output, problem=problem))
+
+
+def test_a_refusal_to_give_a_definite_value_is_declined():
+    output = "Without knowing whether the deal can be repeated, I can't give a definitive cost for 12 apples."
+    assert grade("8", output, problem="How much do 12 apples cost?").needs_review
+
+
+_CURVES = "Find the curve.\n\n(A) Line (B) Circle (C) Parabola (D) Ellipse (E) Hyperbola"
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        (
+            "$\\frac{2}{\\sqrt2} = \\sqrt2.$\n\nLooking at the choices, $\\sqrt{2}$ "
+            "corresponds to option **(B)**.\n\n$$\\boxed{B}$$",
+            "Which equals $\\dfrac{2}{\\sqrt{2}}$?\n\n(A) $\\sqrt{2}$ (B) $2\\sqrt{2}$ (C) $2$",
+        ),
+        (
+            "So a factor is $x^2 - 2x + 2$.\n\n$$\\boxed{\\textbf{(B)}\\ x^2 - 2x + 2}$$",
+            "Which is a factor of $x^4 + 4$?\n\n$\\textbf{(A)}\\ x^2 + 2 \\qquad \\textbf{(B)}\\ "
+            "x^2 + 2x + 2 \\qquad \\textbf{(C)}\\ x^2 - 4x + 2$",
+        ),
+        (
+            "$y^2 = 4x + 4$. This is a parabola opening to the right.\n\n$$\\boxed{\\text{(D)}}$$",
+            _CURVES,
+        ),
+    ],
+)
+def test_a_letter_beside_another_options_value_goes_to_a_person(output, problem):
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem=problem))
+
+
+def test_a_letter_followed_by_could_also_be_another_is_a_hedge():
+    output = "$94.05$ is closest to $95$, option (B).\n\n**Answer: B**\n\nIf tax were added, the answer could also be (C)."
+    problem = "Which is closest to 19 × 4.95?\n\n(A) 85 (B) 95 (C) 105 (D) 115"
+    assert "hedged" in reasons(grade("B", output, problem=problem))
+
+
+def test_a_sentence_in_the_questions_words_that_states_the_gold_is_an_answer_too():
+    output = (
+        "She spends $7.20 − $6.20 = $1.00 more on apples than on pears.\n\n"
+        "Putting it all together, her total spending is $7.20 + $6.20:\n\n**Final answer: $13.40**"
+    )
+    problem = (
+        "Apples cost $7.20 and pears $6.20. How much more does she spend on apples than on pears?"
+    )
+    assert "gold_stated_elsewhere" in reasons(grade("1", output, problem=problem))
+
+
+def test_the_value_the_working_gives_the_asked_unknown_names_its_option():
+    output = "Subtract 2: $3x = 9$.\n\nDivide by 3: $x = 3$.\n\nChecking: $3(3) + 2 = 11$ ✓\n\nSo the answer is **(C)**."
+    problem = "If $3x + 2 = 11$, what is the value of $x$?\n\n(A) 2  (B) 3  (C) 4  (D) 5"
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem=problem))
+
+
+def test_a_value_before_looking_at_the_options_names_its_option():
+    output = "$$P(\\text{ace}) = \\frac{4}{52} = \\frac{1}{13}$$\n\nLooking at the options, this matches choice **(C)**.\n\nThe answer is (C)."
+    problem = "What is the probability of an ace?\n\n(A) $\\frac{1}{52}$  (B) $\\frac{1}{13}$  (C) $\\frac{1}{4}$"
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem=problem))
+
+
+def test_a_ratio_of_three_terms_scaled_is_the_ratio_asked():
+    output = "So $a : b : c = 18 : 24 : 28$.\n\n**Answer:** $18:24:28$"
+    problem = "If $a:b = 3:4$ and $b:c = 6:7$, find the ratio $a:b:c$."
+    assert grade("9:12:14", output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_a_rounding_of_an_exact_gold_goes_to_a_person():
+    output = "So the probability is approximately\n\n$$\\boxed{0.13}$$"
+    result = grade("\\frac{1}{8}", output, problem="What is the probability that the sum is 10?")
+    assert "rounding_differs" in reasons(result)
+
+
+def test_a_named_value_followed_by_so_is_not_the_conclusion():
+    output = "Each person is born in a given month with probability 1/12, so P(same month) = (1/12)(1/12) = 1/144."
+    problem = "What is the probability that two people were born in the same month?"
+    assert grade("\\frac{1}{12}", output, problem=problem).auto_verdict is Verdict.INCORRECT
+
+
+def test_probably_one_value_but_maybe_another_is_a_hedge():
+    output = "So the area is probably $16$, but it might be $16\\sqrt{3}$ depending on how the angle is placed."
+    assert "hedged" in reasons(grade("16", output, problem="What is the area of the triangle?"))
+
+
+def test_a_value_in_another_base_after_which_is_is_a_remark():
+    output = "Result: $100111_2$.\n\nThe product is $100111_2$, which is 39 in decimal."
+    problem = "Compute $1101_2 \\times 11_2$. Express your answer in base $2$."
+    assert grade("100111_2", output, problem=problem).auto_verdict is Verdict.CORRECT
+
+
+def test_working_modulo_another_number_than_the_question_answers_another_question():
+    output = "We want $2^{2024} \\bmod 7$. Since $2^3 \\equiv 1$, $2^{2024} \\equiv 4 \\pmod 7$.\n\nThe remainder is $\\boxed{4}$."
+    problem = "Find the remainder when $2^{2024}$ is divided by $17$."
+    assert "other_problem" in reasons(grade("1", output, problem=problem))
+
+
+def test_an_answer_that_names_the_quantity_mistaken_for_the_asked_one_answers_another_question():
+    output = "Take the lower power of each common prime: $2^2 \\cdot 3 = 12$.\n\nThe greatest common divisor of 24 and 36 is $\\boxed{12}$."
+    problem = "What is the least common multiple of $24$ and $36$?"
+    assert "other_problem" in reasons(grade("72", output, problem=problem))
+
+
+def test_an_exact_count_in_words_before_the_letter_names_its_option():
+    output = "If $p \\neq 3$, $p^2 + 2$ is divisible by 3.\n\nSo exactly one prime works, namely $p = 3$.\n\n$$\\boxed{C}$$"
+    problem = "How many primes $p$ are there such that $p^2 + 2$ is also prime?\n\n(A) $0$  (B) $1$  (C) $2$  (D) infinitely many"
+    assert "letter_value_mismatch" in reasons(grade("B", output, problem=problem))
