@@ -692,7 +692,7 @@ def _offered_after(output: str, final: Candidate) -> bool:
     return bool(other) and not compare_values(other, read_answer(final.text).expression).equal
 
 
-_RATIO_ASKED = re.compile(r"\bratio\b", re.IGNORECASE)
+_RATIO_ASKED = re.compile(r"\bratio\b", re.IGNORECASE)  # where "18:24:28" is no clock time
 # An expression and the domain it holds on: "x^2+1,\ x\ge 0", "\sqrt{x} \quad (x > 0)",
 # "2x \text{ for } x \le 3"; the value is no relation itself.
 _DOMAIN_GIVEN = re.compile(
@@ -766,7 +766,8 @@ _TORN_BETWEEN = re.compile(
     r"(?:might|could|may)\s+(?:also\s+|instead\s+)?be\b",
     re.IGNORECASE,
 )
-_REOPEN_REACH = 600
+_REOPEN_REACH = 600  # characters after the answer where a second thought is looked for
+# "could also be (C)", "That would make the answer 126", "the answer should instead be 12"
 _REOPENED = re.compile(
     r"(?:\b((?:could|might|may)\s+also\s+be)"
     r"|\bwould\s+(?:then\s+)?make\s+the\s+(?:answer|result|count|total)(?:\s+be)?"
