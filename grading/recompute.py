@@ -676,11 +676,9 @@ def _lists_a_non_solution(equation: str, letter: str | None, gold: str) -> bool:
     (unknown,) = difference.free_symbols
     if letter and unknown.name != letter:
         return False
-    listed = gold.strip().strip("$").strip()
-    braced = _BRACED.fullmatch(listed)  # "\{2, 9\}"
     values = [
         signed
-        for value in _GOLD_VALUES.split(braced.group(1) if braced else listed)
+        for value in _listed_values(gold)
         if value.strip()
         # "\pm 2", "3 \pm \sqrt{2}": a value for each sign
         for signed in (
@@ -727,9 +725,7 @@ def _other_roots_in_range(equation: str, bounds: str, gold: str) -> bool:
         return False
     domain = sympy.Interval(low, high, "<" in low_sign, "<" in high_sign)
     roots = sympy.solveset(difference, unknown, domain)
-    listed = gold.strip().strip("$").strip()
-    braced = _BRACED.fullmatch(listed)
-    values = [_value(v) for v in _GOLD_VALUES.split(braced.group(1) if braced else listed)]
+    values = [_value(v) for v in _listed_values(gold)]
     if not isinstance(roots, sympy.FiniteSet) or not values or None in values:
         return False
     given = [float(value) for value in values]
@@ -740,6 +736,13 @@ def _other_roots_in_range(equation: str, bounds: str, gold: str) -> bool:
         value not in domain or abs(complex(difference.subs(unknown, exact))) > 1e-9
         for value, exact in zip(given, values, strict=True)
     )
+
+
+def _listed_values(gold: str) -> list[str]:
+    """The values a gold lists ("2, 9", "x = 2 or x = 9", "\\{2, 9\\}"), as written."""
+    listed = gold.strip().strip("$").strip()
+    braced = _BRACED.fullmatch(listed)
+    return _GOLD_VALUES.split(braced.group(1) if braced else listed)
 
 
 def _leaves_apart(difference: sympy.Expr, unknown: sympy.Symbol, value: str) -> bool:

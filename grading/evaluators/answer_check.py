@@ -688,7 +688,12 @@ def _offered_after(output: str, final: Candidate) -> bool:
     offered = _OFFERED_AFTER.match(output, end, end + 80) if end is not None else None
     if offered is None:
         return False
-    other = read_answer(offered.group(1) or offered.group(2)).expression
+    return _another_value(offered.group(1) or offered.group(2), final)
+
+
+def _another_value(text: str, final: Candidate) -> bool:
+    """``text`` states a value, and not the one of the final answer."""
+    other = read_answer(text).expression
     return bool(other) and not compare_values(other, read_answer(final.text).expression).equal
 
 
@@ -750,12 +755,7 @@ def _reopened_after(output: str, final: Candidate) -> bool:
         doubted = reopened.group(1) is not None or _SECOND_THOUGHTS.search(
             after[: reopened.start()]
         )
-        other = read_answer(reopened.group(2)).expression
-        if (
-            doubted
-            and other
-            and not compare_values(other, read_answer(final.text).expression).equal
-        ):
+        if doubted and _another_value(reopened.group(2), final):
             return True
     return False
 

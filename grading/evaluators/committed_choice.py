@@ -496,9 +496,14 @@ def _count_found(working: str, problem: str) -> str:
     where the question asks how many."""
     if not _HOW_MANY.search(problem):
         return ""
-    lines = [s for s in _SENTENCE_BREAK.split(working.strip()) if s.strip()]
-    found = _EXACT_COUNT.search(number_words(lines[-1])) if lines else None
+    found = _EXACT_COUNT.search(number_words(_last_line(working)))
     return found.group(1) if found else ""
+
+
+def _last_line(working: str) -> str:
+    """The working's last sentence or line that says anything."""
+    lines = [s for s in _SENTENCE_BREAK.split(working.strip()) if s.strip()]
+    return lines[-1] if lines else ""
 
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
@@ -508,8 +513,7 @@ _EXACT_COUNT = re.compile(r"\b(?:exactly|precisely|only)\s+(\d+)\b(?!\s*[%/.,]\d
 def _option_with_these_values(listed: dict[str, str], working: str) -> str | None:
     """The one option of several numbers ("$-3$ and $5$") whose numbers are exactly the values
     the working's last sentence gives its unknown ("So $x = 5$ or $x = -3$.")."""
-    lines = [s for s in _SENTENCE_BREAK.split(working.strip()) if s.strip()]
-    found = set(_ASSIGNED.findall(lines[-1].replace("−", "-"))) if lines else set()
+    found = set(_ASSIGNED.findall(_last_line(working).replace("−", "-")))
     if len(found) < 2:
         return None
     matching = [
@@ -585,9 +589,7 @@ def _other_than_its_option(listed: dict[str, str], letter: str, answer: str) -> 
     ):
         return False  # no value beside the letter, or words ("故选 D", "la (B)")
     stated = read_answer(value).expression
-    return bool(stated) and not (
-        _normal(own) == _normal(stated) or compare_values(read_answer(own).expression, stated).equal
-    )
+    return bool(stated) and not _has_value(own, stated)
 
 
 # Mathematics without words: LaTeX commands, digits, operators and one- or two-letter names.
@@ -644,13 +646,16 @@ def _option_with_value(listed: dict[str, str], value: str) -> str | None:
     stated = read_answer(value).expression
     if not stated or not listed:
         return None
-    matching = [
-        letter
-        for letter, text in listed.items()
-        if _normal(text) == _normal(stated)
-        or compare_values(read_answer(text).expression, stated).equal
-    ]
+    matching = [letter for letter, text in listed.items() if _has_value(text, stated)]
     return matching[0] if len(matching) == 1 else None
+
+
+def _has_value(option: str, stated: str) -> bool:
+    """The option's text is the stated value, as written or by value."""
+    return (
+        _normal(option) == _normal(stated)
+        or compare_values(read_answer(option).expression, stated).equal
+    )
 
 
 def _committed_yes_no(sample: Sample, candidates: Candidates) -> tuple[str | None, list[str]]:
